@@ -1,0 +1,213 @@
+#include "diagnose.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "tolerance.h"
+
+namespace cudalab {
+
+bool is_poison(float v) {
+  unsigned bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits == kPoisonBits;
+}
+
+std::string with_commas(size_t v) {
+  std::string s = std::to_string(v);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
+
+std::string OutputLayout::where(size_t index) const {
+  if (rows && cols)
+    return "(row " + std::to_string(index / cols) + ", col " + std::to_string(index % cols) + ")";
+  return "[" + std::to_string(index) + "]";
+}
+
+namespace {
+
+std::string num(double v) {
+  if (std::isnan(v)) return "NaN";
+  std::ostringstream s;
+  s.precision(9);
+  s << v;
+  return s.str();
+}
+
+// [first, last] of the set bits, and how many.
+struct Extent {
+  size_t count = 0, first = 0, last = 0;
+};
+Extent extent(const std::vector<bool>& bits) {
+  Extent e;
+  for (size_t i = 0; i < bits.size(); ++i)
+    if (bits[i]) {
+      if (!e.count) e.first = i;
+      e.last = i;
+      ++e.count;
+    }
+  return e;
+}
+
+bool is_suffix(const Extent& e, size_t n) { return e.count && e.last == n - 1 && e.count == n - e.first; }
+
+// Are all wrong elements in the last partial tile row or column of a 2-D output?
+bool only_partial_tiles(const std::vector<bool>& wrong, const OutputLayout& l) {
+  if (!(l.rows && l.cols && l.tile)) return false;
+  size_t full_rows = l.rows - l.rows % l.tile, full_cols = l.cols - l.cols % l.tile;
+  if (full_rows == l.rows && full_cols == l.cols) return false;  // no partial tiles at all
+  for (size_t i = 0; i < wrong.size(); ++i)
+    if (wrong[i] && i / l.cols < full_rows && i % l.cols < full_cols) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string describe_pattern(const std::vector<bool>& wrong, const std::vector<bool>& unwritten,
+                             const OutputLayout& layout) {
+  const size_t n = wrong.size();
+  Extent w = extent(wrong), u = extent(unwritten);
+  if (!w.count) return "";
+  if (u.count == n) return "the output was never written: every element still holds the harness's NaN poison";
+  if (w.count == n) return "every element is wrong";
+  if (u.count == w.count && is_suffix(u, n))
+    return "every element from index " + with_commas(u.first) + " on was never written: only the first " +
+           with_commas(u.first) + " of " + with_commas(n) + " are covered (are there enough blocks?)";
+  if (is_suffix(w, n))
+    return "every element past index " + with_commas(w.first - 1) + " is wrong";
+  if (only_partial_tiles(wrong, layout))
+    return "only the last partial tile is wrong: check your bounds";
+  if (layout.block_of) {
+    std::set<std::string> blocks;
+    for (size_t i = 0; i < n && blocks.size() < 4; ++i)
+      if (wrong[i]) blocks.insert(layout.block_of(i));
+    if (blocks.size() == 1) {
+      std::string only = *blocks.begin();
+      return "only " + only + " is wrong" + (u.count == w.count ? " (never written)" : "");
+    }
+  }
+  if (w.count == 1) return "a single element is wrong: " + layout.where(w.first);
+  if (u.count == w.count)
+    return with_commas(u.count) + " elements were never written, the first at " + layout.where(u.first);
+  return "";
+}
+
+CheckResult compare_outputs(const std::vector<double>& expected, const std::vector<float>& got,
+                            const ToleranceAt& tolerance, const OutputLayout& layout, size_t show) {
+  CheckResult r;
+  const size_t n = expected.size();
+  std::vector<bool> wrong(n), unwritten(n);
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double tol = tolerance ? tolerance(i) : 0.0;
+    r.tolerance = std::max(r.tolerance, tol);
+    bool ok = tolerance ? within(expected[i], got[i], tol) : double(got[i]) == expected[i];
+    if (ok) {
+      r.max_error = std::max(r.max_error, std::fabs(got[i] - expected[i]));
+      continue;
+    }
+    wrong[i] = true;
+    unwritten[i] = is_poison(got[i]);
+    r.max_error = std::isfinite(got[i]) ? std::max(r.max_error, std::fabs(got[i] - expected[i]))
+                                        : INFINITY;
+    if (bad++ < show) {
+      Mismatch m{i, layout.where(i), expected[i], got[i], ""};
+      if (layout.block_of) m.owner = layout.block_of(i);
+      if (layout.thread_of) m.owner += (m.owner.empty() ? "" : ", ") + layout.thread_of(i);
+      r.mismatches.push_back(m);
+    }
+  }
+  if (!bad) {
+    r.status = Status::Pass;
+    r.message = "all " + with_commas(n) + (tolerance ? " elements within tolerance" : " elements exactly right");
+    return r;
+  }
+  r.status = Status::Fail;
+  r.message = with_commas(bad) + " of " + with_commas(n) + " elements wrong";
+  std::string pattern = describe_pattern(wrong, unwritten, layout);
+  if (!pattern.empty()) r.message += ": " + pattern;
+  return r;
+}
+
+CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
+                      const std::vector<double>* prefix) {
+  CheckResult r;
+  r.tolerance = sum_tolerance(n, abs_sum);
+  double err = std::fabs(double(got) - expected);
+  r.max_error = std::isfinite(got) ? err : INFINITY;
+  Mismatch m{0, "sum", expected, got, ""};
+  if (within(expected, got, r.tolerance)) {
+    r.status = Status::Pass;
+    r.message = "sum within " + num(r.tolerance) + " of the exact " + num(expected);
+    return r;
+  }
+  r.status = Status::Fail;
+  r.mismatches.push_back(m);
+  if (is_poison(got)) {
+    r.message = "the sum was never written: the result still holds the harness's NaN poison";
+    return r;
+  }
+  if (!std::isfinite(got)) {
+    r.message = "the sum is " + num(got) +
+                ": something read memory that was never written (shared memory, scratch, or past the input's end?)";
+    return r;
+  }
+  r.message = "sum is " + num(got) + ", expected " + num(expected) + " (off by " + num(double(got) - expected) +
+              ", tolerance " + num(r.tolerance) + ")";
+  if (got == 0.0f) {
+    r.notes.push_back("the result is exactly 0: was anything added up at all?");
+    return r;
+  }
+  if (std::fabs(double(got) - 2 * expected) <= 2 * r.tolerance) {
+    r.notes.push_back("that is twice the right answer: every value was added twice");
+    return r;
+  }
+  if (!prefix) return r;
+  const auto& p = *prefix;
+  // Inputs are positive, so the prefix sums rise: the first m elements summing to `got`
+  // can be found by bisection.
+  auto m_it = std::lower_bound(p.begin(), p.end(), double(got) - r.tolerance);
+  if (m_it != p.end() && std::fabs(*m_it - got) <= r.tolerance && size_t(m_it - p.begin()) < n) {
+    size_t m_count = size_t(m_it - p.begin());
+    r.notes.push_back("your sum equals the sum of the first " + with_commas(m_count) +
+                      " elements: every element from index " + with_commas(m_count) + " on was left out");
+    return r;
+  }
+  double missing = expected - got;  // positive: elements left out; negative: added twice
+  for (size_t width = 32; width <= 4096 && width < n; width *= 2) {
+    for (size_t start = 0; start < n; start += width) {
+      size_t end = std::min(n, start + width);
+      double block = p[end] - p[start];
+      if (std::fabs(std::fabs(missing) - block) <= r.tolerance) {
+        bool last = end == n;
+        r.notes.push_back(std::string("off by exactly the value of one block: elements [") + with_commas(start) +
+                          ", " + with_commas(end) + ") (block " + with_commas(start / width) + " of " +
+                          std::to_string(width) + (last ? ", the last, partial one" : "") + ") " +
+                          (missing > 0 ? "were left out" : "were added twice"));
+        return r;
+      }
+    }
+  }
+  return r;
+}
+
+void add_canary_verdict(CheckResult& r, const std::string& buffer, size_t n, size_t overwritten,
+                        size_t first_overwritten) {
+  if (!overwritten) return;
+  std::string line = "wrote past the end of " + buffer + ": " + with_commas(overwritten) +
+                     " guard element" + (overwritten == 1 ? "" : "s") + " after its last element [" +
+                     with_commas(n - 1) + "] were overwritten (the first at [" + with_commas(first_overwritten) +
+                     "]): a thread without a bounds check?";
+  if (r.status == Status::Pass) {
+    r.status = Status::Fail;
+    r.message = line;
+  } else {
+    r.notes.push_back(line);
+  }
+}
+
+}  // namespace cudalab

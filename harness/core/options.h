@@ -1,0 +1,32 @@
+// The lab binary's command line.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+struct Options {
+  std::optional<uint64_t> seed;           // --seed N
+  std::optional<std::vector<size_t>> size;// --size N | RxC | MxNxK
+  std::string only;                       // --only ID
+  bool timing = true;                     // --no-timing
+  std::string json_path;                  // --json PATH
+  bool list = false;                      // --list
+  bool help = false;                      // --help
+};
+
+// Parses argv. Throws UsageError with a message naming the problem and the fix.
+Options parse_options(int argc, const char* const* argv);
+
+// "1025" -> {1025}; "1000x1000" -> {1000, 1000}; "2^30" -> {1073741824}. Throws UsageError.
+std::vector<size_t> parse_size(const std::string& text);
+
+std::string usage_text(const std::string& program, int lab, const std::string& size_syntax);
+
+struct UsageError {
+  std::string message;
+};
+
+}  // namespace cudalab

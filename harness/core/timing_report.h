@@ -1,0 +1,34 @@
+// Timing results as data: filled by a lab's timing (GPU build), printed and written by the report.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+struct TimingRow {
+  std::string name;      // "your kernel", "CUB DeviceReduce::Sum", ...
+  std::string role;      // "student", "cpu", "baseline", "vendor", "ceiling", "end_to_end"
+  double ms = 0;         // median time
+  double rate = 0;       // throughput in `unit`
+  std::string unit;      // "GB/s" or "TFLOP/s"
+  double of_ceiling = 0; // rate / ceiling rate (0 when not meaningful)
+  std::string note;      // e.g. "measured on 16 sampled rows"
+};
+
+struct TimingReport {
+  std::string status = "not_run";  // "measured", "skipped", "emulated", "not_run", "error"
+  std::string note;                // method, or why not measured
+  std::string size;                // the timed problem size
+  std::string ceiling_name;        // "device-to-device copy" or "cuBLAS SGEMM"
+  double ceiling_value = 0;
+  std::string ceiling_unit;
+  std::vector<TimingRow> rows;
+
+  const TimingRow* find(const std::string& role) const {
+    for (const auto& r : rows)
+      if (r.role == role) return &r;
+    return nullptr;
+  }
+};
+
+}  // namespace cudalab

@@ -1,0 +1,32 @@
+// Timing on the GPU: CUDA events around the work, warm-ups first, the median of repeats,
+// and the L2 cache flushed before every repeat so no run finds its inputs already cached.
+#pragma once
+#include <functional>
+#include <vector>
+
+namespace cudalab {
+
+struct TimerConfig {
+  int warmups = 3;
+  int repeats = 20;
+  bool flush_l2 = true;
+};
+
+struct Timing {
+  double median_ms = 0;
+  double spread = 0;          // (max - min) / median over the repeats
+  std::vector<double> all_ms;
+};
+
+// Times `work` (which enqueues GPU work on the default stream). `prepare`, if given, runs
+// before each repeat outside the timed region (restoring an input consumed in place, say).
+Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg = {},
+                const std::function<void()>& prepare = nullptr);
+
+// Times a host function with a steady clock (median of `repeats` after one warm-up).
+Timing time_host(const std::function<void()>& work, int repeats = 5);
+
+// Evicts the L2 cache by writing a buffer twice its size.
+void flush_l2();
+
+}  // namespace cudalab
