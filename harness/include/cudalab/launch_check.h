@@ -13,9 +13,15 @@
 #include <cuda_runtime.h>
 
 namespace cudalab {
+const char* note_source_file(const char* path);
 void check_call(cudaError_t status, const char* call, const char* file, int line);
 void check_launch(const char* kernel, const char* file, int line);
 }  // namespace cudalab
 
 #define CUDALAB_CHECK(call) ::cudalab::check_call((call), #call, __FILE__, __LINE__)
 #define CUDALAB_CHECK_LAUNCH(kernel_name) ::cudalab::check_launch((kernel_name), __FILE__, __LINE__)
+
+// The build names the lab file it compiles, so the report can say which one ran.
+#ifdef CUDALAB_SOURCE_FILE
+[[maybe_unused]] static const char* const cudalab_source_file_ = ::cudalab::note_source_file(CUDALAB_SOURCE_FILE);
+#endif

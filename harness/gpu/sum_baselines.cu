@@ -1,0 +1,69 @@
+#include "sum_baselines.h"
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda_runtime.h>
+
+#include "cuda_errors.h"
+
+namespace cudalab {
+
+namespace {
+
+constexpr unsigned kNaiveBlock = 1024;
+
+// Block b sums data[b*1024, ...) in place; thread 0 writes the block's sum to out[b].
+__global__ void naive_interleaved(float* data, float* out, size_t n) {
+  size_t base = size_t(blockIdx.x) * blockDim.x;
+  unsigned tid = threadIdx.x;
+  for (unsigned s = 1; s < blockDim.x; s *= 2) {
+    if (tid % (2 * s) == 0 && base + tid + s < n) data[base + tid] += data[base + tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = data[base];
+}
+
+}  // namespace
+
+Timing time_naive_interleaved_sum(const float* d_in, size_t n) {
+  size_t partial_room = (n + kNaiveBlock - 1) / kNaiveBlock + 1;
+  float *work = nullptr, *a = nullptr, *b = nullptr;
+  require(cudaMalloc(&work, n * sizeof(float)), "allocating the baseline's work copy");
+  require(cudaMalloc(&a, partial_room * sizeof(float)), "allocating the baseline's partials");
+  require(cudaMalloc(&b, partial_room * sizeof(float)), "allocating the baseline's partials");
+  auto prepare = [&] { require(cudaMemcpy(work, d_in, n * sizeof(float), cudaMemcpyDeviceToDevice), "baseline copy"); };
+  Timing t = time_gpu(
+      [&] {
+        float* in = work;
+        float* out = a;
+        size_t m = n;
+        while (true) {
+          unsigned blocks = unsigned((m + kNaiveBlock - 1) / kNaiveBlock);
+          naive_interleaved<<<blocks, kNaiveBlock>>>(in, out, m);
+          if (blocks == 1) break;
+          in = out;
+          out = (out == a) ? b : a;
+          m = blocks;
+        }
+      },
+      TimerConfig{}, prepare);
+  cudaFree(work);
+  cudaFree(a);
+  cudaFree(b);
+  require(cudaGetLastError(), "the naive baseline sum");
+  return t;
+}
+
+Timing time_cub_sum(const float* d_in, size_t n) {
+  float* d_out = nullptr;
+  void* temp = nullptr;
+  size_t temp_bytes = 0;
+  require(cudaMalloc(&d_out, sizeof(float)), "allocating CUB's result");
+  require(cub::DeviceReduce::Sum(temp, temp_bytes, d_in, d_out, n), "sizing CUB's scratch");
+  require(cudaMalloc(&temp, temp_bytes), "allocating CUB's scratch");
+  Timing t = time_gpu([&] { require(cub::DeviceReduce::Sum(temp, temp_bytes, d_in, d_out, n), "cub::DeviceReduce::Sum"); });
+  cudaFree(temp);
+  cudaFree(d_out);
+  return t;
+}
+
+}  // namespace cudalab
