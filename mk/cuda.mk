@@ -11,7 +11,8 @@ endif
 
 CUDA_OUT := build/cuda
 INCLUDES := -Iharness/include -Iharness/core -Iharness/gpu
-CXXFLAGS_COMMON := -std=c++20 -O2 -Wall -Wextra
+# -Wno-restrict: GCC 12 warns falsely on std::string concatenation (GCC bug 105329).
+CXXFLAGS_COMMON := -std=c++20 -O2 -Wall -Wextra -Wno-restrict
 NVCCFLAGS := -std=c++20 -O3 -lineinfo -gencode arch=compute_$(ARCH),code=[sm_$(ARCH),compute_$(ARCH)] \
              $(INCLUDES) -Xcompiler -Wall -MMD -MP
 HOST_CXX := g++ $(CXXFLAGS_COMMON) $(INCLUDES) -isystem $(CUDA_HOME)/include -MMD -MP
@@ -57,5 +58,5 @@ cuda-lab-binary: $$(call cuda_suite_objs,$$(LAB)) $(CUDA_MAIN) $(CUDA_LIB)
 # Compile everything (CI does this with no GPU).
 cuda-build-all: $(foreach n,$(LABS),$(CUDA_OUT)/labs/lab$(n) $(CUDA_OUT)/solutions/lab$(n))
 
-.PRECIOUS: $(CUDA_OUT)/%.o
+.SECONDARY:
 -include $(shell find $(CUDA_OUT) -name '*.d' 2>/dev/null)

@@ -87,7 +87,7 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "  --json PATH    also write every check and figure to PATH\n"
     << "  --list         list the checks and exit\n"
     << "  --help         this text\n\n"
-    << "exit status: 0 all checks passed, 1 a check failed, 2 bad usage, 3 the GPU context was lost\n";
+    << "exit status: 0 all checks passed, 1 a check failed, 2 bad usage,\n             3 the GPU context was lost, 4 no usable GPU\n";
   return s.str();
 }
 

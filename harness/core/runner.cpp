@@ -157,7 +157,9 @@ int run_lab(int argc, char** argv) {
   std::string lost_reason;
   if (!rec.device.usable) {
     context_lost = true;
-    lost_reason = rec.device.problem;
+    lost_reason = "no usable GPU";
+    out.line("  " + rec.device.problem);
+    out.line("");
   }
   for (const auto& c : cases) {
     rec.checks.push_back({c, run_one(suite, c, rec.seed, context_lost, lost_reason)});
@@ -174,10 +176,7 @@ int run_lab(int argc, char** argv) {
   }
   report_channel_send(json);
 
-  if (!rec.device.usable) {
-    std::fprintf(stderr, "\n%s\n", rec.device.problem.c_str());
-    return kNoDevice;
-  }
+  if (!rec.device.usable) return kNoDevice;
   if (context_lost) return kContextLost;
   return rec.count(Status::Pass) + rec.count(Status::Skipped) == rec.checks.size() ? kAllPassed : kCheckFailed;
 }
