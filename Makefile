@@ -26,13 +26,25 @@ endif
 help:
 	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
 
+# CHECK=<tool> runs a lab under a checker. On the GPU, compute-sanitizer's memcheck, racecheck,
+# synccheck or initcheck (asan and race mean memcheck and racecheck, so one name works on both
+# backends); on the CPU backend, asan or race (mk/cpu.mk).
+GPU_CHECK_TOOL = $(or $(filter memcheck racecheck synccheck initcheck,$(CHECK)),$(if $(filter asan,$(CHECK)),memcheck),$(if $(filter race,$(CHECK)),racecheck))
+ifeq ($(BACKEND)$(if $(CHECK),y),cuday)
+  ifeq ($(GPU_CHECK_TOOL),)
+    $(error CHECK=$(CHECK) is not a checker here: use memcheck, racecheck, synccheck or initcheck)
+  endif
+  RUN_PREFIX := compute-sanitizer --tool $(GPU_CHECK_TOOL) --error-exitcode 10
+  ARGS += --no-timing
+endif
+
 include $(sort $(wildcard mk/*.mk))
 
 # make labN / solutionN: build on the chosen backend, then run with ARGS.
 $(addprefix lab,$(LABS)): lab%: build/$(BACKEND)/labs/lab%
-	@./build/$(BACKEND)/labs/lab$* $(ARGS)
+	@$(RUN_PREFIX) ./build/$(BACKEND)/labs/lab$* $(ARGS)
 $(addprefix solution,$(LABS)): solution%: build/$(BACKEND)/solutions/lab%
-	@./build/$(BACKEND)/solutions/lab$* $(ARGS)
+	@$(RUN_PREFIX) ./build/$(BACKEND)/solutions/lab$* $(ARGS)
 
 # make lab-binary LAB=3 SRC=path/to/file.cu OUT=path/to/binary: one lab binary from any
 # lab source, with the instructor's harness and flags (the grader builds submissions so).
@@ -40,3 +52,4 @@ lab-binary: $(BACKEND)-lab-binary
 
 clean:
 	rm -rf build
+

@@ -166,8 +166,24 @@ CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
     r.notes.push_back("that is twice the right answer: every value was added twice");
     return r;
   }
-  if (!prefix) return r;
+  if (!prefix || prefix->size() != n + 1) return r;
   const auto& p = *prefix;
+  // A whole aligned block missing (or doubled) is the more specific explanation: try it first.
+  double missing = expected - got;  // positive: elements left out; negative: added twice
+  for (size_t width = 32; width <= 4096 && width < n; width *= 2) {
+    for (size_t start = 0; start < n; start += width) {
+      size_t end = std::min(n, start + width);
+      double block = p[end] - p[start];
+      if (std::fabs(std::fabs(missing) - block) <= r.tolerance) {
+        bool last = end == n && end - start < width;
+        r.notes.push_back(std::string("off by exactly the value of one block, it seems: elements [") + with_commas(start) +
+                          ", " + with_commas(end) + ") (block " + with_commas(start / width) + " of " +
+                          std::to_string(width) + (last ? ", the last, partial one" : "") + ") " +
+                          (missing > 0 ? "were left out" : "were added twice"));
+        return r;
+      }
+    }
+  }
   // Inputs are positive, so the prefix sums rise: the first m elements summing to `got`
   // can be found by bisection.
   auto m_it = std::lower_bound(p.begin(), p.end(), double(got) - r.tolerance);
@@ -176,21 +192,6 @@ CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
     r.notes.push_back("your sum equals the sum of the first " + with_commas(m_count) +
                       " elements: every element from index " + with_commas(m_count) + " on was left out");
     return r;
-  }
-  double missing = expected - got;  // positive: elements left out; negative: added twice
-  for (size_t width = 32; width <= 4096 && width < n; width *= 2) {
-    for (size_t start = 0; start < n; start += width) {
-      size_t end = std::min(n, start + width);
-      double block = p[end] - p[start];
-      if (std::fabs(std::fabs(missing) - block) <= r.tolerance) {
-        bool last = end == n;
-        r.notes.push_back(std::string("off by exactly the value of one block: elements [") + with_commas(start) +
-                          ", " + with_commas(end) + ") (block " + with_commas(start / width) + " of " +
-                          std::to_string(width) + (last ? ", the last, partial one" : "") + ") " +
-                          (missing > 0 ? "were left out" : "were added twice"));
-        return r;
-      }
-    }
   }
   return r;
 }

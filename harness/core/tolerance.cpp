@@ -4,7 +4,7 @@
 
 namespace cudalab {
 
-double gamma(double d) {
+double rounding_gamma(double d) {
   double du = d * kFloatUnitRoundoff;
   return du / (1.0 - du);
 }
@@ -16,10 +16,10 @@ double sum_depth(size_t n) {
 
 double sum_tolerance(size_t n, double abs_sum) {
   // The final float result is itself rounded once more: one extra unit of depth.
-  return gamma(sum_depth(n) + 1) * abs_sum;
+  return rounding_gamma(sum_depth(n) + 1) * abs_sum;
 }
 
-double dot_tolerance(size_t k, double abs_dot) { return gamma(double(k) + 1) * abs_dot; }
+double dot_tolerance(size_t k, double abs_dot) { return rounding_gamma(double(k) + 1) * abs_dot; }
 
 bool within(double expected, double got, double tol) {
   if (!std::isfinite(got)) return false;

@@ -1,7 +1,7 @@
 // Tolerances derived from stated floating-point error bounds (Higham, "Accuracy and
 // Stability of Numerical Algorithms", ch. 3-4): a float computation whose longest chain
-// of roundings has length d satisfies |computed - exact| <= gamma(d) * (sum of |terms|),
-// gamma(d) = d u / (1 - d u), u = 2^-24 for float.
+// of roundings has length d satisfies |computed - exact| <= rounding_gamma(d) * (sum of |terms|),
+// rounding_gamma(d) = d u / (1 - d u), u = 2^-24 for float.
 #pragma once
 #include <cstddef>
 
@@ -9,7 +9,7 @@ namespace cudalab {
 
 constexpr double kFloatUnitRoundoff = 1.0 / 16777216.0;  // 2^-24
 
-double gamma(double d);
+double rounding_gamma(double d);
 
 // Depth of a summation of n terms as we bound it: ceil(log2 n) levels of a tree plus
 // kSerialAllowance additions that a thread may do in sequence before the tree starts

@@ -1,0 +1,94 @@
+// Runs every reference solution and every student stub through the harness, on the
+// backend the build chose, and checks the verdicts: each solution passes every check,
+// each stub fails every check with a message (and never crashes or hangs).
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string g_build_dir;  // build/cuda or build/cpu
+
+struct Run {
+  int exit_status = -1;
+  nlohmann::json report;
+};
+
+Run run_binary(const std::string& binary, int lab) {
+  std::string flat = binary;
+  for (auto& c : flat)
+    if (c == '/') c = '_';
+  std::string json_path = g_build_dir + "/test-reports/" + flat + ".json";
+  std::system(("mkdir -p " + g_build_dir + "/test-reports").c_str());
+  // A hang would stop the suite: every run gets a wall-clock limit.
+  std::string cmd = "timeout 300 " + binary + " --no-timing --seed " + std::to_string(1000 + lab) + " --json " +
+                    json_path + " > " + json_path + ".log 2>&1";
+  int raw = std::system(cmd.c_str());
+  Run r;
+  r.exit_status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  std::ifstream f(json_path);
+  if (f) r.report = nlohmann::json::parse(f, nullptr, false);
+  return r;
+}
+
+bool have_binary(const std::string& path) { return std::ifstream(path).good(); }
+
+}  // namespace
+
+TEST_CASE("every reference solution passes every check") {
+  for (int lab = 1; lab <= 5; ++lab) {
+    CAPTURE(lab);
+    std::string bin = g_build_dir + "/solutions/lab" + std::to_string(lab);
+    REQUIRE(have_binary(bin));
+    Run r = run_binary(bin, lab);
+    CHECK(r.exit_status == 0);
+    REQUIRE(r.report.is_object());
+    CHECK(r.report["lab"] == lab);
+    CHECK(r.report["checks"].size() > 0);
+    for (const auto& c : r.report["checks"]) {
+      CAPTURE(c.dump());
+      CHECK((c["status"] == "pass" || c["status"] == "skipped"));
+    }
+    CHECK(r.report["summary"]["passed"].get<int>() > 0);
+  }
+}
+
+TEST_CASE("every stub fails every check, with a message, without crashing") {
+  for (int lab = 1; lab <= 5; ++lab) {
+    CAPTURE(lab);
+    std::string bin = g_build_dir + "/labs/lab" + std::to_string(lab);
+    REQUIRE(have_binary(bin));
+    Run r = run_binary(bin, lab);
+    CHECK(r.exit_status == 1);  // a failed check; not a crash (>= 128), not a lost context (3)
+    REQUIRE(r.report.is_object());
+    for (const auto& c : r.report["checks"]) {
+      CAPTURE(c.dump());
+      if (c["status"] == "skipped") continue;
+      CHECK(c["status"] == "fail");
+      CHECK(c["message"].get<std::string>().size() > 10);
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  const char* dir = std::getenv("CUDALAB_TEST_BUILD");
+  g_build_dir = dir ? dir : "build/cuda";
+  const char* backend = std::getenv("CUDALAB_TEST_BACKEND");
+  std::string b = backend ? backend : "cuda";
+  if (b == "none") {
+    std::printf("lab integration tests: skipped: no GPU (and no CPU backend to run the labs on)\n");
+    return 0;
+  }
+  std::printf("lab integration tests on the %s backend (%s)\n", b.c_str(), g_build_dir.c_str());
+  doctest::Context ctx(argc, argv);
+  return ctx.run();
+}

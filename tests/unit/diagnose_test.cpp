@@ -1,0 +1,139 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "diagnose.h"
+#include "sum_reference.h"
+
+using namespace cudalab;
+
+static float poison() {
+  float f;
+  unsigned bits = kPoisonBits;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+TEST_CASE("an untouched output is reported as never written") {
+  std::vector<double> expected(100, 1.0);
+  std::vector<float> got(100, poison());
+  CheckResult r = compare_outputs(expected, got, nullptr, {});
+  CHECK(r.status == Status::Fail);
+  CHECK(r.message.find("never written") != std::string::npos);
+  CHECK(r.mismatches.size() == 5);
+}
+
+TEST_CASE("a correct output passes and reports how many elements were compared") {
+  std::vector<double> expected{1, 2, 3};
+  std::vector<float> got{1, 2, 3};
+  CheckResult r = compare_outputs(expected, got, nullptr, {});
+  CHECK(r.status == Status::Pass);
+  CHECK(r.message.find("3 elements") != std::string::npos);
+}
+
+TEST_CASE("a tail that was never written points at grid coverage") {
+  std::vector<double> expected(2000, 1.0);
+  std::vector<float> got(2000, 1.0f);
+  for (size_t i = 1024; i < 2000; ++i) got[i] = poison();
+  CheckResult r = compare_outputs(expected, got, nullptr, {});
+  CHECK(r.message.find("from index 1,024 on was never written") != std::string::npos);
+}
+
+TEST_CASE("a wrong tail is described by its first index") {
+  std::vector<double> expected(3000, 1.0);
+  std::vector<float> got(3000, 1.0f);
+  for (size_t i = 1048; i < 3000; ++i) got[i] = 2.0f;
+  CheckResult r = compare_outputs(expected, got, nullptr, {});
+  CHECK(r.message.find("every element past index 1,047 is wrong") != std::string::npos);
+}
+
+TEST_CASE("errors confined to the last partial tile blame the bounds") {
+  OutputLayout l;
+  l.rows = 40;
+  l.cols = 40;
+  l.tile = 32;
+  std::vector<double> expected(1600, 1.0);
+  std::vector<float> got(1600, 1.0f);
+  got[35 * 40 + 3] = 7.0f;  // row 35: inside the partial tile row
+  got[2 * 40 + 39] = 7.0f;  // col 39: inside the partial tile column
+  CHECK(describe_pattern([&] {
+          std::vector<bool> w(1600);
+          w[35 * 40 + 3] = w[2 * 40 + 39] = true;
+          return w;
+        }(),
+                         std::vector<bool>(1600), l) == "only the last partial tile is wrong: check your bounds");
+  CheckResult r = compare_outputs(expected, got, nullptr, l);
+  CHECK(r.mismatches[0].where == "(row 2, col 39)");
+}
+
+TEST_CASE("a single wrong block is named with its owner") {
+  OutputLayout l;
+  l.block_of = [](size_t i) { return "block " + std::to_string(i / 256); };
+  l.thread_of = [](size_t i) { return "thread " + std::to_string(i % 256); };
+  std::vector<double> expected(1024, 1.0);
+  std::vector<float> got(1024, 1.0f);
+  got[600] = 0.0f;
+  got[700] = 0.0f;
+  CheckResult r = compare_outputs(expected, got, nullptr, l);
+  CHECK(r.message.find("only block 2 is wrong") != std::string::npos);
+  CHECK(r.mismatches[0].owner == "block 2, thread 88");
+}
+
+TEST_CASE("tolerance: within passes, beyond fails, and the bound is reported") {
+  std::vector<double> expected{1.0, 1.0};
+  std::vector<float> got{1.001f, 1.1f};
+  CheckResult r = compare_outputs(expected, got, [](size_t) { return 0.01; }, {});
+  CHECK(r.status == Status::Fail);
+  CHECK(r.mismatches.size() == 1);
+  CHECK(r.mismatches[0].index == 1);
+  CHECK(r.tolerance == doctest::Approx(0.01));
+}
+
+TEST_CASE("sum diagnosis: a truncated sum names how many elements were added") {
+  std::vector<float> x = sum_input(100000, 3);
+  SumReference ref = sum_reference(x);
+  std::vector<double> p = prefix_sums(x);
+  CheckResult r = check_sum(ref.sum, ref.abs_sum, float(p[65536]), x.size(), &p);
+  CHECK(r.status == Status::Fail);
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].find("first 65,536 elements") != std::string::npos);
+}
+
+TEST_CASE("sum diagnosis: off by one block") {
+  std::vector<float> x = sum_input(50000, 9);
+  SumReference ref = sum_reference(x);
+  std::vector<double> p = prefix_sums(x);
+  double missing_block = p[3 * 512] - p[2 * 512];  // block 2 of 512 left out
+  CheckResult r = check_sum(ref.sum, ref.abs_sum, float(ref.sum - missing_block), x.size(), &p);
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].find("one block") != std::string::npos);
+  CHECK(r.notes[0].find("[1,024, 1,536)") != std::string::npos);
+}
+
+TEST_CASE("sum diagnosis: poison, NaN, zero, double counting, and a pass") {
+  std::vector<float> x = sum_input(1000, 1);
+  SumReference ref = sum_reference(x);
+  CHECK(check_sum(ref.sum, ref.abs_sum, poison(), 1000, nullptr).message.find("never written") != std::string::npos);
+  CHECK(check_sum(ref.sum, ref.abs_sum, std::nanf(""), 1000, nullptr).message.find("NaN") != std::string::npos);
+  CHECK(check_sum(ref.sum, ref.abs_sum, 0.0f, 1000, nullptr).notes.at(0).find("exactly 0") != std::string::npos);
+  CHECK(check_sum(ref.sum, ref.abs_sum, float(2 * ref.sum), 1000, nullptr).notes.at(0).find("twice") !=
+        std::string::npos);
+  CHECK(check_sum(ref.sum, ref.abs_sum, float(ref.sum), 1000, nullptr).status == Status::Pass);
+}
+
+TEST_CASE("guard verdict turns a pass into a failure that names the buffer") {
+  CheckResult r;
+  r.status = Status::Pass;
+  add_canary_verdict(r, "d_out", 100, 3, 101);
+  CHECK(r.status == Status::Fail);
+  CHECK(r.message.find("wrote past the end of d_out") != std::string::npos);
+  CHECK(r.message.find("[101]") != std::string::npos);
+}
+
+TEST_CASE("with_commas groups thousands") {
+  CHECK(with_commas(0) == "0");
+  CHECK(with_commas(999) == "999");
+  CHECK(with_commas(1000) == "1,000");
+  CHECK(with_commas(1073741824) == "1,073,741,824");
+}

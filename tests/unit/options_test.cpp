@@ -1,0 +1,45 @@
+#include <doctest/doctest.h>
+
+#include "options.h"
+
+using namespace cudalab;
+
+static Options parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "lab");
+  return parse_options(int(args.size()), args.data());
+}
+
+TEST_CASE("every option parses, in both --opt value and --opt=value forms") {
+  Options o = parse({"--seed", "7", "--size=1000x200", "--only", "odd_size", "--no-timing", "--json", "r.json"});
+  CHECK(*o.seed == 7);
+  CHECK(*o.size == std::vector<size_t>{1000, 200});
+  CHECK(o.only == "odd_size");
+  CHECK_FALSE(o.timing);
+  CHECK(o.json_path == "r.json");
+  CHECK(parse({"--list"}).list);
+  CHECK(parse({"--help"}).help);
+}
+
+TEST_CASE("sizes: plain, powers of two, shifts, three dimensions") {
+  CHECK(parse_size("1025") == std::vector<size_t>{1025});
+  CHECK(parse_size("2^30") == std::vector<size_t>{size_t(1) << 30});
+  CHECK(parse_size("3<<4") == std::vector<size_t>{48});
+  CHECK(parse_size("1000x1000x7") == std::vector<size_t>{1000, 1000, 7});
+}
+
+TEST_CASE("bad input is refused with a message naming it") {
+  auto message = [](auto f) {
+    try {
+      f();
+    } catch (const UsageError& e) {
+      return e.message;
+    }
+    return std::string("no error");
+  };
+  CHECK(message([] { parse({"--seed"}); }).find("--seed needs a value") != std::string::npos);
+  CHECK(message([] { parse({"--seed", "x1"}); }).find("whole number") != std::string::npos);
+  CHECK(message([] { parse({"--frobnicate"}); }).find("unknown option '--frobnicate'") != std::string::npos);
+  CHECK(message([] { parse_size("0"); }).find("at least 1") != std::string::npos);
+  CHECK(message([] { parse_size("3^4"); }).find("powers of two") != std::string::npos);
+  CHECK(message([] { parse_size("10x"); }).find("needs a size") != std::string::npos);
+}
