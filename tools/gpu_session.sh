@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One call on a GPU machine: build everything, run every solution (checks + timing) and
+# every stub, the integration tests, the rebuild-and-run time of `make lab3`, and print a
+# short table. Logs and JSON reports go to $OUT (one archive, for tools that fetch few files).
+#
+#   OUT=/tmp/cudalab-gpu tools/gpu_session.sh [quick]
+set -u
+OUT=${OUT:-/tmp/cudalab-gpu}
+mode=${1:-full}
+mkdir -p "$OUT/logs"
+log() { echo "== $*"; }
+
+log "GPU"
+nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv \
+  | tee "$OUT/logs/gpu.txt"
+
+log "build"
+start=$(date +%s)
+targets=""
+for n in 1 2 3 4 5; do
+  ls solutions/lab${n}_*.cu >/dev/null 2>&1 && targets="$targets build/cuda/solutions/lab$n build/cuda/labs/lab$n"
+done
+make -j16 BACKEND=cuda $targets > "$OUT/logs/build.log" 2>&1 || { tail -40 "$OUT/logs/build.log"; echo "BUILD FAILED"; }
+echo "build: $(( $(date +%s) - start )) s"
+
+for n in 1 2 3 4 5; do
+  [ -x build/cuda/solutions/lab$n ] || continue
+  log "lab $n"
+  ./build/cuda/solutions/lab$n --seed 2026 --json "$OUT/logs/solution$n.json" > "$OUT/logs/solution$n.log" 2>&1
+  echo "solution$n exit $?"
+  ./build/cuda/labs/lab$n --seed 2026 --no-timing --json "$OUT/logs/stub$n.json" > "$OUT/logs/stub$n.log" 2>&1
+  echo "stub$n exit $?"
+done
+
+if [ "$mode" = full ]; then
+  log "repeatability: solution 3 timed twice more"
+  for k in a b; do
+    [ -x build/cuda/solutions/lab3 ] && ./build/cuda/solutions/lab3 --seed 7 --json "$OUT/logs/repeat3$k.json" > /dev/null 2>&1
+  done
+  log "make lab3 after an edit (rebuild + full run)"
+  if ls labs/lab3_*.cu >/dev/null 2>&1; then
+    touch labs/lab3_*.cu
+    s=$(date +%s.%N)
+    make BACKEND=cuda lab3 > "$OUT/logs/make_lab3.log" 2>&1
+    echo "make lab3 (stub): $(echo "$(date +%s.%N) - $s" | bc) s"
+    cp solutions/lab3_*.cu /tmp/lab3_saved.cu
+    cp labs/lab3_*.cu /tmp/lab3_stub.cu
+    cp solutions/lab3_*.cu labs/ && touch labs/lab3_*.cu
+    s=$(date +%s.%N)
+    make BACKEND=cuda lab3 > "$OUT/logs/make_lab3_solved.log" 2>&1
+    echo "make lab3 (solved, all checks + timing): $(echo "$(date +%s.%N) - $s" | bc) s"
+    cp /tmp/lab3_stub.cu labs/$(basename labs/lab3_*.cu)
+  fi
+  log "tests"
+  make BACKEND=cuda test-unit test-labs > "$OUT/logs/test.log" 2>&1
+  echo "make test-unit test-labs: exit $?"; tail -5 "$OUT/logs/test.log"
+fi
+
+python3 tools/summarize_reports.py "$OUT/logs" | tee "$OUT/summary.txt"
+tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
