@@ -39,7 +39,7 @@ for n in range(1, 6):
             if c["status"] not in ("fail",):
                 print(f"      stub {c['id']}: {c['status']}: {c['message'][:110]}")
     if tm["status"] == "measured":
-        print(f"      ceiling {tm['ceiling_name']} = {tm['ceiling_value']:.1f} {tm['ceiling_unit']}; rows: " +
+        print(f"      ceiling {tm['ceiling']['name']} = {tm['ceiling']['value']:.1f} {tm['ceiling']['unit']}; rows: " +
               "; ".join(f"{r['name']} {r['ms']:.4g} ms" for r in tm["rows"] if r["role"] != "student"))
 
 reps = [load(f"repeat3{k}.json") for k in "ab"]

@@ -72,7 +72,8 @@ std::string describe_pattern(const std::vector<bool>& wrong, const std::vector<b
   const size_t n = wrong.size();
   Extent w = extent(wrong), u = extent(unwritten);
   if (!w.count) return "";
-  if (u.count == n) return "the output was never written: every element still holds the harness's NaN poison";
+  if (u.count == n)
+    return "the output was never written (it still holds the harness's NaN poison): is a TODO still in place?";
   if (w.count == n) return "every element is wrong";
   if (u.count == w.count && is_suffix(u, n))
     return "every element from index " + with_commas(u.first) + " on was never written: only the first " +
@@ -123,11 +124,11 @@ CheckResult compare_outputs(const std::vector<double>& expected, const std::vect
   }
   if (!bad) {
     r.status = Status::Pass;
-    r.message = "all " + with_commas(n) + (tolerance ? " elements within tolerance" : " elements exactly right");
+    r.message = "all " + with_commas(n) + " " + layout.noun + (tolerance ? " within tolerance" : " exactly right");
     return r;
   }
   r.status = Status::Fail;
-  r.message = with_commas(bad) + " of " + with_commas(n) + " elements wrong";
+  r.message = with_commas(bad) + " of " + with_commas(n) + " " + layout.noun + " wrong";
   std::string pattern = describe_pattern(wrong, unwritten, layout);
   if (!pattern.empty()) r.message += ": " + pattern;
   return r;

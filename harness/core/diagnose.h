@@ -19,6 +19,7 @@ bool is_poison(float v);
 struct OutputLayout {
   size_t rows = 0, cols = 0;            // a 2-D row-major output when both are set
   size_t tile = 0;                      // square tiles of this size (2-D), for "last partial tile"
+  std::string noun = "elements";        // what the output holds: "elements", "block sums"
   std::function<std::string(size_t)> block_of;   // "block 3" / "block (31, 0)"
   std::function<std::string(size_t)> thread_of;  // "thread 17" / "thread (7, 3)"
   std::string where(size_t index) const;          // "[17]" or "(row 3, col 7)"

@@ -115,7 +115,7 @@ void TerminalReport::timing(const TimingReport& t) {
   }
   line(paint("  timing", kBold) + "  " + t.size + "  (" + t.note + ")");
   const TimingRow* mine = t.find("student");
-  line(paint("  " + pad("", 36) + lpad("time", 11) + lpad("rate", 16) + lpad("of ceiling", 12) +
+  line(paint("  " + pad("", 46) + lpad("time", 11) + lpad("rate", 16) + lpad("of ceiling", 12) +
                  lpad("yours is", 12),
              kDim));
   for (const auto& r : t.rows) {
@@ -129,7 +129,7 @@ void TerminalReport::timing(const TimingReport& t) {
                          : fixed(1 / ratio, 1 / ratio >= 10 ? 0 : 2) + "x slower";
     }
     std::string name = r.name + (r.note.empty() ? "" : " *");
-    line("  " + pad(name, 36) + lpad(r.ms > 0 ? format_ms(r.ms) : "", 11) + lpad(rate, 16) + lpad(frac, 12) +
+    line("  " + pad(name, 45) + " " + lpad(r.ms > 0 ? format_ms(r.ms) : "", 11) + lpad(rate, 16) + lpad(frac, 12) +
          lpad(speed, 12));
   }
   for (const auto& r : t.rows)
