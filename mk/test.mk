@@ -27,9 +27,22 @@ test-unit: $(TEST_OUT)/unit_tests
 
 test-build: cuda-build-all
 
+# Planted-bug fixtures: lab binaries built from tests/fixtures/labN_*.cu with the real harness.
+FIXTURE_SRCS := $(wildcard tests/fixtures/lab*_*.cu)
+fixtures-%: FORCE
+	@mkdir -p build/$*/fixtures
+	@printf '%s\n' $(FIXTURE_SRCS) > build/$*/fixtures/list.txt
+	@for f in $(FIXTURE_SRCS); do \
+	  name=$$(basename $$f .cu); lab=$$(echo $$name | cut -c4); \
+	  if grep -q '^// backends:' $$f && ! grep -q "^// backends:.*$*" $$f; then continue; fi; \
+	  $(MAKE) --no-print-directory BACKEND=$* lab-binary LAB=$$lab SRC=$$f OUT=build/$*/fixtures/$$name >/dev/null || exit 1; \
+	done
+.PHONY: FORCE
+FORCE:
+
 # The labs run where kernels can run: the GPU, else the CPU backend when it is built in.
 LAB_TEST_BACKEND := $(if $(filter cuda,$(BACKEND)),cuda,$(if $(wildcard mk/cpu.mk),cpu,none))
-test-labs: $(TEST_OUT)/labs_test $(if $(filter none,$(LAB_TEST_BACKEND)),,$(LAB_TEST_BACKEND)-build-all)
+test-labs: $(TEST_OUT)/labs_test $(if $(filter none,$(LAB_TEST_BACKEND)),,$(LAB_TEST_BACKEND)-build-all fixtures-$(LAB_TEST_BACKEND))
 	CUDALAB_TEST_BACKEND=$(LAB_TEST_BACKEND) CUDALAB_TEST_BUILD=build/$(LAB_TEST_BACKEND) ./$(TEST_OUT)/labs_test
 
 TEST_TARGETS := test-unit test-build test-labs $(TEST_TARGETS)

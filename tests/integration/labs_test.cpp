@@ -8,6 +8,8 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -77,6 +79,63 @@ TEST_CASE("every stub fails every check, with a message, without crashing") {
       CHECK(c["message"].get<std::string>().size() > 10);
     }
   }
+}
+
+namespace {
+// The expectations a fixture states in its own comments ("// expect-exit: 3").
+struct Expectation {
+  int exit_status = -1;
+  std::string message;
+  bool not_run = false;
+  std::string backends = "cuda cpu";
+};
+Expectation read_expectation(const std::string& source) {
+  Expectation e;
+  std::ifstream f(source);
+  std::string line;
+  auto value = [&](const char* key) -> std::optional<std::string> {
+    auto at = line.find(key);
+    if (at == std::string::npos) return std::nullopt;
+    return line.substr(at + std::strlen(key));
+  };
+  while (std::getline(f, line)) {
+    if (auto v = value("// expect-exit: ")) e.exit_status = std::stoi(*v);
+    if (auto v = value("// expect-message: ")) e.message = *v;
+    if (auto v = value("// expect-not-run: ")) e.not_run = *v == "yes";
+    if (auto v = value("// backends: ")) e.backends = *v;
+  }
+  return e;
+}
+}  // namespace
+
+TEST_CASE("planted bugs get the verdict and message their fixture states") {
+  const char* backend = std::getenv("CUDALAB_TEST_BACKEND");
+  std::string list = g_build_dir + "/fixtures/list.txt";
+  std::ifstream names(list);
+  REQUIRE_MESSAGE(names.good(), "no fixture list at " << list);
+  std::string source;
+  int count = 0;
+  while (std::getline(names, source)) {
+    Expectation e = read_expectation(source);
+    if (e.backends.find(backend) == std::string::npos) continue;
+    CAPTURE(source);
+    std::string name = source.substr(source.rfind('/') + 1);
+    name = name.substr(0, name.size() - 3);
+    Run r = run_binary(g_build_dir + "/fixtures/" + name, std::stoi(name.substr(3, 1)));
+    ++count;
+    CHECK(r.exit_status == e.exit_status);
+    REQUIRE(r.report.is_object());
+    bool found = false, any_not_run = false;
+    for (const auto& c : r.report["checks"]) {
+      found |= c["message"].get<std::string>().find(e.message) != std::string::npos;
+      for (const auto& n : c["notes"]) found |= n.get<std::string>().find(e.message) != std::string::npos;
+      any_not_run |= c["status"] == "not_run";
+    }
+    CHECK_MESSAGE(found, "no check message contains '" << e.message << "'");
+    if (e.not_run) CHECK(any_not_run);
+    CHECK(r.report["summary"]["passed"].get<int>() < r.report["summary"]["total"].get<int>());
+  }
+  CHECK(count > 0);
 }
 
 int main(int argc, char** argv) {

@@ -1,0 +1,31 @@
+// Small helpers shared by the grader: hashing, secrets, files written atomically, names.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace grading {
+
+namespace fs = std::filesystem;
+
+std::string sha256_hex(std::string_view bytes);
+// n random bytes from the kernel, as 2n lowercase hex digits.
+std::string random_hex(size_t n);
+uint64_t random_u64();
+
+std::optional<std::string> read_file(const fs::path& p, size_t max_bytes = size_t(1) << 30);
+// Writes to a temporary file beside `p`, flushes it to disk, then renames it over `p`: a
+// reader (or a grader restarted after a kill) sees the old file or the new one, never half.
+void write_file_atomic(const fs::path& p, std::string_view content);
+
+// A student's name made safe as a file name: letters, digits, '.', '_', '-', '@' kept.
+std::string safe_name(std::string_view name);
+
+std::string now_utc_iso8601();
+std::string human_seconds(double s);  // "1m 05s", "12s"
+// Cuts text to at most max_bytes on a line boundary where possible, with a note of what was cut.
+std::string clip_text(std::string_view text, size_t max_bytes);
+
+}  // namespace grading
