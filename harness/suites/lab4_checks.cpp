@@ -109,7 +109,9 @@ const LabSuite& lab_suite() {
       cases(),
       run,
       [](const Shape& s) -> std::string {
-        if (s.dims[0] * s.dims[1] >= (size_t(1) << 31)) return "lab 4 takes rows x cols below 2^31 elements";
+        // In double: the product of two --size values may not fit 64 bits.
+        if (double(s.dims[0]) * double(s.dims[1]) >= 2147483648.0)
+          return "lab 4 takes rows x cols below 2^31 elements";
         if (s.dims[0] > kMaxRows)
           return "at most " + with_commas(kMaxRows) + " rows: the grid has one block row per 32 rows, and "
                  "gridDim.y is at most 65,535";
