@@ -13,6 +13,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <math.h>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -31,7 +32,7 @@
 #define __constant__
 #define __managed__
 #define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
+// __noinline__ is left alone: libstdc++ spells its own attribute that way.
 #define __launch_bounds__(...)
 #define __grid_constant__
 #define __align__(n) alignas(n)
@@ -561,17 +562,7 @@ inline float __ll2float_rn(long long x) { return float(x); }
 inline float __double2float_rn(double x) { return float(x); }
 inline float exp10f(float x) { return std::pow(10.0f, x); }
 inline float saturate(float x) { return __saturatef(x); }
-// fmaf, sqrtf, fminf, fmaxf, expf, ... come from <cmath> as in host code.
-using std::fmaf;
-using std::sqrtf;
-using std::fminf;
-using std::fmaxf;
-using std::fabsf;
-using std::expf;
-using std::logf;
-using std::floorf;
-using std::ceilf;
-using std::powf;
+// fmaf, sqrtf, fminf, fmaxf, expf, ... come from <math.h> as in host code.
 
 // ---- Features the CPU backend cannot run: a clear message instead of a puzzle ---------------
 #define CUDALAB_CPU_UNSUPPORTED_TEMPLATE(name, what)                                           \

@@ -1,0 +1,950 @@
+// cudalab CPU backend: the kernel emulator.
+//
+// Worker OS threads (one per core; the launching thread is one of them) take whole blocks.
+// Inside a block every CUDA thread runs on a stackful fiber (Boost.Context's fcontext; a
+// switch costs a few nanoseconds). A fiber is a "runner": it runs not-yet-started threads of
+// its block one after another as plain calls, and only when the thread it runs blocks (at
+// __syncthreads or a warp operation) does the scheduler start another runner for the rest.
+// So a kernel without barriers costs one fiber per block, and stacks are only taken when a
+// kernel actually needs as many live threads as it has.
+//
+// The scheduler knows what every thread is waiting for, so when nothing can run it can say
+// why (threads at different barriers, a warp operation some lanes never reach) instead of
+// hanging.
+#include "emulator.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/context/detail/fcontext.hpp>
+#include <condition_variable>
+#include <cstdarg>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(CUDALAB_CPU_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(CUDALAB_CPU_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+__thread uint3 threadIdx;
+__thread uint3 blockIdx;
+__thread dim3 blockDim;
+__thread dim3 gridDim;
+
+namespace cudalab_cpu {
+
+namespace ctx = boost::context::detail;
+
+__thread unsigned char* dynamic_smem_base;
+
+namespace {
+
+enum State : uint8_t { kUnstarted, kRunning, kAtBarrier, kAtWarp, kExited };
+
+struct Worker;
+
+struct Fiber {
+  ctx::fcontext_t context = nullptr;
+  char* region = nullptr;  // mmap'ed: one guard page, then the stack
+  size_t region_size = 0;
+  Worker* worker = nullptr;
+  int tid = -1;        // the CUDA thread it runs, -1 while idle
+  bool idle = true;    // parked at the top of the runner loop
+  uint64_t used_in_block = ~0ull;  // race mode: one CUDA thread per stack per block
+  void* fake_stack = nullptr;      // AddressSanitizer's fake stack while switched out
+  void* tsan = nullptr;            // ThreadSanitizer identity while idle
+};
+
+struct Slot {
+  State state;
+  uint8_t op;
+  int arg;
+  int width;
+  unsigned mask;
+  int line;
+  const char* file;
+  uint64_t value;
+  uint64_t result;
+  Fiber* fiber;
+  uint32_t warp_ops;  // parity picks the ThreadSanitizer sync object
+  void* tsan;
+};
+
+struct Launch {
+  LaunchSite site;
+  dim3 grid, block;
+  size_t smem;
+  KernelBody body;
+  uint64_t blocks;
+  unsigned threads;
+  uint64_t serial;
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> failed{false};
+  cudaError_t error = cudaSuccess;
+  std::string failure;
+  std::mutex m;
+};
+
+enum class Schedule { InOrder, Reverse, Random };
+Schedule g_schedule = Schedule::InOrder;
+uint64_t g_schedule_seed = 0;
+
+size_t stack_bytes() {
+  static size_t bytes = [] {
+    size_t kb =
+#if defined(CUDALAB_CPU_ASAN) || defined(CUDALAB_CPU_TSAN)
+        1024;  // sanitizers put larger frames on the stack
+#else
+        256;   // 1024 threads x 256 KB stays under 300 MB of address space per worker
+#endif
+    if (const char* e = std::getenv("CUDALAB_CPU_STACK_KB")) kb = std::max<long>(64, std::atol(e));
+    return kb * 1024;
+  }();
+  return bytes;
+}
+const size_t kPage = 4096;
+
+std::string thread_text(const dim3& block, int tid) {
+  unsigned x = tid % block.x, y = (tid / block.x) % block.y, z = tid / (block.x * block.y);
+  if (block.y == 1 && block.z == 1) return std::to_string(x);
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+std::string block_text(const uint3& b, const dim3& grid) {
+  if (grid.y == 1 && grid.z == 1) return "block " + std::to_string(b.x);
+  return "block (" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + ")";
+}
+std::string where(const char* file, int line) { return std::string(file ? file : "?") + ":" + std::to_string(line); }
+
+// "0-15, 17, 20-31" for a set of lanes or threads.
+std::string ranges(const std::vector<int>& ids) {
+  std::string s;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(ids[i]);
+    if (j > i) s += "-" + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
+const char* op_name(int op) {
+  switch (op) {
+    case kShflIdx: return "__shfl_sync";
+    case kShflUp: return "__shfl_up_sync";
+    case kShflDown: return "__shfl_down_sync";
+    case kShflXor: return "__shfl_xor_sync";
+    case kBallot: return "__ballot_sync/__any_sync/__all_sync";
+    case kSyncwarp: return "__syncwarp";
+    case kMatchAny: return "__match_any_sync";
+    case kMatchAll: return "__match_all_sync";
+    default: return "__reduce_*_sync";
+  }
+}
+
+struct Worker {
+  ctx::fcontext_t scheduler = nullptr;  // where a fiber returns to
+  Fiber* current = nullptr;
+  std::vector<Fiber*> fibers, idle, spent;
+
+  Launch* launch = nullptr;
+  uint64_t launch_serial = ~0ull;
+  uint64_t block_serial = 0;
+  uint64_t block_linear = 0;
+  unsigned n = 0;
+  std::vector<Slot> slots;
+  std::vector<uint3> index;     // tid -> threadIdx
+  std::vector<int> order;       // the order threads start in
+  std::vector<uint32_t> warp_arrived, warp_exited, warp_present;
+  unsigned next_unstarted = 0, live = 0, exited = 0;
+  std::vector<Fiber*> ready;
+  size_t ready_head = 0;
+  unsigned bar_arrived = 0;
+  int bar_count = 0, bar_and = 1, bar_or = 0;
+  int res_count = 0, res_and = 0, res_or = 0;
+  uint64_t bar_epoch = 0;
+  bool aborted = false;
+  unsigned char* smem = nullptr;
+  size_t smem_capacity = 0;
+  std::mt19937_64 rng;
+
+  const void* main_stack_bottom = nullptr;  // AddressSanitizer: the worker's own stack
+  size_t main_stack_size = 0;
+  void* main_fake_stack = nullptr;
+  void* tsan_self = nullptr;
+  // ThreadSanitizer sync objects (only their addresses matter).
+  char tsan_bar[2], tsan_block_start, tsan_block_end;
+  std::vector<char> tsan_warp;
+};
+
+thread_local Worker* t_worker = nullptr;
+
+Worker& worker() {
+  if (!t_worker) {
+    t_worker = new Worker;  // lives as long as its OS thread; fibers keep pointers into it
+#if defined(CUDALAB_CPU_TSAN)
+    t_worker->tsan_self = __tsan_get_current_fiber();
+#endif
+  }
+  return *t_worker;
+}
+
+// ---- Fibers ---------------------------------------------------------------------------------
+
+[[noreturn]] void runner_loop(Fiber* f);
+
+void fiber_entry(ctx::transfer_t t) {
+  Fiber* f = static_cast<Fiber*>(t.data);
+  f->worker->scheduler = t.fctx;
+#if defined(CUDALAB_CPU_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, &f->worker->main_stack_bottom, &f->worker->main_stack_size);
+#endif
+  runner_loop(f);
+}
+
+void start_fiber(Fiber* f) {
+  f->context = ctx::make_fcontext(f->region + f->region_size, f->region_size - kPage, fiber_entry);
+  f->tid = -1;
+  f->idle = true;
+  f->fake_stack = nullptr;
+}
+
+Fiber* new_fiber(Worker& w) {
+  Fiber* f = new Fiber;
+  f->worker = &w;
+  f->region_size = stack_bytes() + kPage;
+  // Reserved, not committed: only the pages a thread touches cost memory.
+  void* p = mmap(nullptr, f->region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                 -1, 0);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "cudalab: out of address space for CUDA thread stacks (%zu fibers)\n", w.fibers.size());
+    std::abort();
+  }
+  f->region = static_cast<char*>(p);
+  mprotect(f->region, kPage, PROT_NONE);  // guard page: a stack overflow faults instead of corrupting
+#if defined(CUDALAB_CPU_TSAN)
+  f->tsan = __tsan_create_fiber(0);
+#endif
+  start_fiber(f);
+  w.fibers.push_back(f);
+  return f;
+}
+
+// Scheduler -> fiber. Returns when the fiber blocks or parks.
+void resume(Worker& w, Fiber* f) {
+  w.current = f;
+  if (f->tid >= 0) threadIdx = w.index[f->tid];
+#if defined(CUDALAB_CPU_ASAN)
+  __sanitizer_start_switch_fiber(&w.main_fake_stack, f->region + kPage, f->region_size - kPage);
+#endif
+#if defined(CUDALAB_CPU_TSAN)
+  __tsan_switch_to_fiber(f->tid >= 0 ? w.slots[f->tid].tsan : f->tsan, __tsan_switch_to_fiber_no_sync);
+#endif
+  ctx::transfer_t t = ctx::jump_fcontext(f->context, f);
+#if defined(CUDALAB_CPU_ASAN)
+  __sanitizer_finish_switch_fiber(w.main_fake_stack, nullptr, nullptr);
+#endif
+  f->context = t.fctx;
+  w.current = nullptr;
+}
+
+// Fiber -> scheduler.
+void suspend(Worker& w, [[maybe_unused]] Fiber* f) {
+#if defined(CUDALAB_CPU_ASAN)
+  __sanitizer_start_switch_fiber(&f->fake_stack, w.main_stack_bottom, w.main_stack_size);
+#endif
+#if defined(CUDALAB_CPU_TSAN)
+  __tsan_switch_to_fiber(w.tsan_self, __tsan_switch_to_fiber_no_sync);
+#endif
+  ctx::transfer_t t = ctx::jump_fcontext(w.scheduler, nullptr);
+  w.scheduler = t.fctx;
+#if defined(CUDALAB_CPU_ASAN)
+  __sanitizer_finish_switch_fiber(f->fake_stack, &w.main_stack_bottom, &w.main_stack_size);
+#endif
+}
+
+#if defined(CUDALAB_CPU_TSAN)
+const bool kOneThreadPerStack = true;  // reusing a stack inside a block would look like a race
+#else
+const bool kOneThreadPerStack = false;
+#endif
+
+[[noreturn]] void runner_loop(Fiber* f) {
+  Worker& w = *f->worker;
+  for (;;) {
+    f->idle = false;
+    while (w.next_unstarted < w.n && !w.aborted) {
+      int tid = w.order[w.next_unstarted++];
+      Slot& s = w.slots[tid];
+      s.state = kRunning;
+      s.fiber = f;
+      f->tid = tid;
+      threadIdx = w.index[tid];
+#if defined(CUDALAB_CPU_TSAN)
+      s.tsan = __tsan_create_fiber(0);
+      __tsan_switch_to_fiber(s.tsan, __tsan_switch_to_fiber_no_sync);
+      __tsan_acquire(&w.tsan_block_start);
+#endif
+      w.launch->body.run(w.launch->body.obj);
+#if defined(CUDALAB_CPU_TSAN)
+      __tsan_release(&w.tsan_block_end);
+      __tsan_switch_to_fiber(f->tsan, __tsan_switch_to_fiber_no_sync);
+      __tsan_destroy_fiber(s.tsan);
+      s.tsan = nullptr;
+#endif
+      s.state = kExited;
+      --w.live;
+      ++w.exited;
+      w.warp_exited[tid >> 5] |= 1u << (tid & 31);
+      f->tid = -1;
+      if (kOneThreadPerStack) break;
+    }
+    f->idle = true;
+    f->used_in_block = w.block_serial;
+    suspend(w, f);
+  }
+}
+
+Fiber* take_runner(Worker& w) {
+  if (!w.idle.empty()) {
+    Fiber* f = w.idle.back();
+    w.idle.pop_back();
+    return f;
+  }
+  return new_fiber(w);
+}
+
+// ---- Failures and warnings ------------------------------------------------------------------
+
+std::mutex g_report_mutex;
+std::set<std::pair<const char*, int>> g_warned;
+
+void fail_launch(Launch& L, cudaError_t code, const std::string& text) {
+  std::lock_guard<std::mutex> lock(L.m);
+  if (L.failed.exchange(true)) return;  // the first failure is the one worth reading
+  L.error = code;
+  L.failure = text;
+}
+
+void warn_once(const char* file, int line, const std::string& text) {
+  std::lock_guard<std::mutex> lock(g_report_mutex);
+  if (!g_warned.insert({file, line}).second) return;
+  std::fprintf(stderr, "%s\n", text.c_str());
+}
+
+std::string kernel_text(const Launch& L) {
+  return std::string("kernel ") + L.site.kernel + " (launched at " + where(L.site.file, L.site.line) + ")";
+}
+
+// ---- Barriers ---------------------------------------------------------------------------
+
+void make_ready_in_schedule_order(Worker& w, std::vector<int>& tids) {
+  if (g_schedule == Schedule::Reverse) std::reverse(tids.begin(), tids.end());
+  if (g_schedule == Schedule::Random) std::shuffle(tids.begin(), tids.end(), w.rng);
+  for (int t : tids) {
+    w.slots[t].state = kRunning;
+    w.ready.push_back(w.slots[t].fiber);
+  }
+}
+
+// Every live thread is at a __syncthreads(). Release them, or explain why it is wrong.
+bool release_barrier(Worker& w) {
+  Launch& L = *w.launch;
+  const char* file = nullptr;
+  int line = 0;
+  bool same = true;
+  std::vector<int> waiting;
+  waiting.reserve(w.live);
+  for (unsigned t = 0; t < w.n; ++t) {
+    const Slot& s = w.slots[t];
+    if (s.state != kAtBarrier) continue;
+    if (!file) file = s.file, line = s.line;
+    else if (s.line != line || std::strcmp(s.file, file) != 0) same = false;
+    waiting.push_back(int(t));
+  }
+  if (!same) {
+    std::map<std::pair<std::string, int>, std::vector<int>> sites;
+    for (int t : waiting) sites[{w.slots[t].file, w.slots[t].line}].push_back(t);
+    std::string text = "cudalab: " + block_text(blockIdx, L.grid) + " of " + kernel_text(L) +
+                       ": its threads wait at different __syncthreads() calls:";
+    for (auto& [site, tids] : sites)
+      text += "\n    " + std::to_string(tids.size()) + " thread" + (tids.size() == 1 ? "" : "s") + " (" +
+              (L.block.y == 1 && L.block.z == 1 ? "threadIdx.x " + ranges(tids) : "e.g. thread " + thread_text(L.block, tids[0])) +
+              ") at " + where(site.first.c_str(), site.second);
+    text += "\n  Every thread of a block must reach the same __syncthreads(); on a GPU this hangs or "
+            "silently corrupts shared memory. Move the barrier out of the if/else or loop that splits the threads.";
+    fail_launch(L, cudaErrorLaunchFailure, text);
+    return false;
+  }
+  if (w.exited > 0) {
+    warn_once(file, line,
+              "cudalab: warning: " + where(file, line) + ": " + std::to_string(w.exited) + " of " + std::to_string(w.n) +
+                  " threads of " + block_text(blockIdx, L.grid) +
+                  " had returned before this __syncthreads(); the rest went on, as current GPUs do, but CUDA "
+                  "requires every thread of the block to reach it (Programming Guide, __syncthreads). Prefer "
+                  "`if (i < n) {...}` around the work to an early `return`.");
+  }
+  w.res_count = w.bar_count;
+  w.res_and = w.bar_and;
+  w.res_or = w.bar_or;
+  w.bar_count = 0, w.bar_and = 1, w.bar_or = 0;
+  w.bar_arrived = 0;
+  ++w.bar_epoch;
+  make_ready_in_schedule_order(w, waiting);
+  return true;
+}
+
+// Nothing can run and not every live thread is at a barrier: some warp operation waits for
+// lanes that will never come. Name them.
+void diagnose_stall(Worker& w) {
+  Launch& L = *w.launch;
+  std::string text = "cudalab: " + block_text(blockIdx, L.grid) + " of " + kernel_text(L) + " can never finish:";
+  bool found = false;
+  for (size_t warp = 0; warp < w.warp_arrived.size() && !found; ++warp) {
+    uint32_t arrived = w.warp_arrived[warp];
+    if (!arrived) continue;
+    int first = std::countr_zero(arrived);
+    const Slot& s = w.slots[warp * 32 + first];
+    uint32_t need = (s.mask | (1u << first)) & w.warp_present[warp];
+    std::vector<int> waiting, returned, elsewhere;
+    std::map<std::pair<std::string, int>, std::vector<int>> other_sites;
+    for (int lane = 0; lane < 32; ++lane) {
+      if (!(need >> lane & 1)) continue;
+      const Slot& o = w.slots[warp * 32 + lane];
+      if (arrived >> lane & 1) waiting.push_back(lane);
+      else if (o.state == kExited) returned.push_back(lane);
+      else other_sites[{o.file ? o.file : "?", o.line}].push_back(lane);
+    }
+    found = true;
+    char mask[16];
+    std::snprintf(mask, sizeof mask, "0x%08x", s.mask);
+    text += "\n    warp " + std::to_string(warp) + ": lane" + (waiting.size() == 1 ? " " : "s ") + ranges(waiting) +
+            " wait in " + op_name(s.op) + " at " + where(s.file, s.line) + " with mask " + mask + ",";
+    if (!returned.empty())
+      text += "\n    but lane" + std::string(returned.size() == 1 ? " " : "s ") + ranges(returned) +
+              (returned.size() == 1 ? " has" : " have") + " already returned";
+    for (auto& [site, lanes] : other_sites)
+      text += "\n    but lane" + std::string(lanes.size() == 1 ? " " : "s ") + ranges(lanes) + " wait at " +
+              (w.slots[warp * 32 + lanes[0]].state == kAtBarrier ? "__syncthreads() at " : "another warp operation at ") +
+              where(site.first.c_str(), site.second);
+    text += "\n  Every lane named in the mask must call the same warp operation; on a GPU this hangs or returns "
+            "garbage. Keep the warp operation outside the `if` (let idle lanes pass 0), or pass a mask of the "
+            "lanes that really take part.";
+  }
+  if (!found) text += " its threads wait for each other (internal: no runnable thread and no waiting warp)";
+  fail_launch(L, cudaErrorLaunchFailure, text);
+}
+
+// ---- One block --------------------------------------------------------------------------
+
+void prepare_launch(Worker& w, Launch& L) {
+  w.launch = &L;
+  w.launch_serial = L.serial;
+  blockDim = L.block;
+  gridDim = L.grid;
+  w.n = L.threads;
+  w.slots.assign(w.n, Slot{});
+  w.index.resize(w.n);
+  for (unsigned t = 0; t < w.n; ++t)
+    w.index[t] = uint3{t % L.block.x, (t / L.block.x) % L.block.y, t / (L.block.x * L.block.y)};
+  w.order.resize(w.n);
+  for (unsigned t = 0; t < w.n; ++t) w.order[t] = g_schedule == Schedule::Reverse ? int(w.n - 1 - t) : int(t);
+  size_t warps = (w.n + 31) / 32;
+  w.warp_arrived.assign(warps, 0);
+  w.warp_exited.assign(warps, 0);
+  w.warp_present.assign(warps, ~0u);
+  if (w.n % 32) w.warp_present.back() = (1u << (w.n % 32)) - 1;
+  w.tsan_warp.resize(warps * 2);
+#if !defined(CUDALAB_CPU_ASAN)
+  if (w.smem_capacity < L.smem || !w.smem) {
+    std::free(w.smem);
+    w.smem_capacity = std::max<size_t>(L.smem, 64);
+    w.smem = static_cast<unsigned char*>(std::aligned_alloc(128, (w.smem_capacity + 127) / 128 * 128));
+  }
+#endif
+}
+
+void run_block(Worker& w, Launch& L, uint64_t b) {
+  if (w.launch_serial != L.serial) prepare_launch(w, L);
+  ++w.block_serial;
+  w.block_linear = b;
+  blockIdx = uint3{unsigned(b % L.grid.x), unsigned((b / L.grid.x) % L.grid.y), unsigned(b / (uint64_t(L.grid.x) * L.grid.y))};
+  for (auto& s : w.slots) s.state = kUnstarted, s.file = nullptr, s.line = 0;
+  std::fill(w.warp_arrived.begin(), w.warp_arrived.end(), 0u);
+  std::fill(w.warp_exited.begin(), w.warp_exited.end(), 0u);
+  w.next_unstarted = 0;
+  w.live = w.n;
+  w.exited = 0;
+  w.ready.clear();
+  w.ready_head = 0;
+  w.bar_arrived = 0, w.bar_count = 0, w.bar_and = 1, w.bar_or = 0;
+  w.aborted = false;
+  if (g_schedule == Schedule::Random) {
+    // Seeded by block, not by worker, so a seed replays the same interleaving.
+    w.rng.seed(g_schedule_seed * 0x9E3779B97F4A7C15ull ^ (L.serial << 40) ^ b);
+    std::shuffle(w.order.begin(), w.order.end(), w.rng);
+  }
+#if defined(CUDALAB_CPU_ASAN)
+  // A block's own allocation of exactly the requested size, so overruns hit a redzone.
+  w.smem = static_cast<unsigned char*>(std::malloc(L.smem));
+#endif
+  dynamic_smem_base = w.smem;
+#if defined(CUDALAB_CPU_TSAN)
+  __tsan_release(&w.tsan_block_start);
+#endif
+
+  for (;;) {
+    Fiber* f;
+    if (w.ready_head < w.ready.size()) {
+      f = w.ready[w.ready_head++];
+    } else {
+      w.ready.clear();
+      w.ready_head = 0;
+      if (w.next_unstarted < w.n) {
+        f = take_runner(w);
+      } else if (w.live == 0) {
+        break;
+      } else if (w.bar_arrived == w.live) {
+        if (!release_barrier(w)) break;
+        continue;
+      } else {
+        diagnose_stall(w);
+        break;
+      }
+    }
+    resume(w, f);
+    if (f->idle) (kOneThreadPerStack ? w.spent : w.idle).push_back(f);
+  }
+
+  if (w.live > 0) {
+    // Aborted: the blocked threads' stacks are abandoned mid-kernel; start them afresh.
+    w.aborted = true;
+    for (auto& s : w.slots) {
+      if ((s.state == kAtBarrier || s.state == kAtWarp || s.state == kRunning) && s.fiber && !s.fiber->idle) {
+        Fiber* f = s.fiber;
+#if defined(CUDALAB_CPU_ASAN)
+        ASAN_UNPOISON_MEMORY_REGION(f->region + kPage, f->region_size - kPage);
+#endif
+#if defined(CUDALAB_CPU_TSAN)
+        if (s.tsan) __tsan_destroy_fiber(s.tsan), s.tsan = nullptr;
+#endif
+        start_fiber(f);
+        w.idle.push_back(f);
+      }
+    }
+  }
+  for (Fiber* f : w.spent) w.idle.push_back(f);
+  w.spent.clear();
+#if defined(CUDALAB_CPU_ASAN)
+  std::free(w.smem);
+  w.smem = nullptr;
+#endif
+#if defined(CUDALAB_CPU_TSAN)
+  __tsan_acquire(&w.tsan_block_end);
+#endif
+}
+
+void run_blocks(Launch& L) {
+  Worker& w = worker();
+  for (;;) {
+    if (L.failed.load(std::memory_order_relaxed)) break;
+    uint64_t b = L.next.fetch_add(1, std::memory_order_relaxed);
+    if (b >= L.blocks) break;
+    run_block(w, L, b);
+  }
+  w.launch = nullptr;
+}
+
+// ---- The worker pool --------------------------------------------------------------------
+
+struct Pool {
+  std::mutex m;
+  std::condition_variable wake, done;
+  Launch* job = nullptr;
+  uint64_t serial = 0;
+  int busy = 0;
+  int helpers_wanted = 0;
+  int helpers_taken = 0;
+  std::vector<std::thread> threads;
+
+  void helper_main() {
+    uint64_t seen = 0;
+    for (;;) {
+      Launch* L;
+      {
+        std::unique_lock<std::mutex> lock(m);
+        wake.wait(lock, [&] { return serial != seen && helpers_taken < helpers_wanted; });
+        seen = serial;
+        ++helpers_taken;
+        L = job;
+      }
+      run_blocks(*L);
+      std::lock_guard<std::mutex> lock(m);
+      if (--busy == 0) done.notify_all();
+    }
+  }
+};
+
+Pool* g_pool = nullptr;
+int g_workers = 0;
+std::atomic<uint64_t> g_launch_serial{0};
+
+int configured_workers() {
+  if (g_workers) return g_workers;
+  int n = int(std::thread::hardware_concurrency());
+  if (const char* e = std::getenv("CUDALAB_CPU_WORKERS")) n = std::atoi(e);
+  g_workers = std::clamp(n, 1, 256);
+  return g_workers;
+}
+
+void run_on_pool(Launch& L) {
+  int helpers = int(std::min<uint64_t>(uint64_t(configured_workers() - 1), L.blocks - 1));
+  if (helpers <= 0) {
+    run_blocks(L);
+    return;
+  }
+  if (!g_pool) {
+    g_pool = new Pool;  // never destroyed: helpers may still be parked at exit
+  }
+  Pool& p = *g_pool;
+  {
+    std::lock_guard<std::mutex> lock(p.m);
+    while (int(p.threads.size()) < helpers) {
+      p.threads.emplace_back([&p] { p.helper_main(); });
+      p.threads.back().detach();
+    }
+    p.job = &L;
+    p.busy = helpers;
+    p.helpers_wanted = helpers;
+    p.helpers_taken = 0;
+    ++p.serial;
+  }
+  p.wake.notify_all();
+  run_blocks(L);
+  std::unique_lock<std::mutex> lock(p.m);
+  p.done.wait(lock, [&] { return p.busy == 0; });
+}
+
+// ---- Faults -----------------------------------------------------------------------------
+
+#if !defined(CUDALAB_CPU_ASAN) && !defined(CUDALAB_CPU_TSAN)
+// A segmentation fault inside a kernel: say which kernel, block and thread, and stop the way a
+// GPU reports an illegal address (the process cannot go on safely).
+void on_fault(int sig, siginfo_t* info, void*) {
+  Worker* w = t_worker;
+  char buf[1024];
+  if (w && w->current && w->launch) {
+    Fiber* f = w->current;
+    char* addr = static_cast<char*>(info->si_addr);
+    bool overflow = addr >= f->region && addr < f->region + kPage;
+    const Launch& L = *w->launch;
+    int tid = f->tid;
+    if (overflow)
+      std::snprintf(buf, sizeof buf,
+                    "cudalab: %s: thread %s of %s overflowed its %zu KB stack (a large local array, or deep "
+                    "recursion?). Set CUDALAB_CPU_STACK_KB to give threads more.\n",
+                    kernel_text(L).c_str(), thread_text(L.block, tid).c_str(), block_text(blockIdx, L.grid).c_str(),
+                    stack_bytes() / 1024);
+    else
+      std::snprintf(buf, sizeof buf,
+                    "cudalab: %s: thread %s of %s touched memory it does not own (address %p), like "
+                    "cudaErrorIllegalAddress on a GPU. Rebuild with CHECK=asan to see the exact line.\n",
+                    kernel_text(L).c_str(), thread_text(L.block, tid).c_str(), block_text(blockIdx, L.grid).c_str(),
+                    static_cast<void*>(addr));
+    ssize_t r = write(2, buf, std::strlen(buf));
+    (void)r;
+    _exit(3);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+struct FaultHandler {
+  FaultHandler() {
+    static char alt[64 * 1024];
+    stack_t ss{};
+    ss.ss_sp = alt;
+    ss.ss_size = sizeof alt;
+    sigaltstack(&ss, nullptr);
+    struct sigaction sa {};
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigaction(SIGSEGV, &sa, nullptr);
+    sigaction(SIGBUS, &sa, nullptr);
+  }
+};
+// Helper threads need their own alternate signal stack for the handler to run on.
+void ensure_altstack() {
+  thread_local bool done = false;
+  if (done) return;
+  done = true;
+  stack_t ss{};
+  ss.ss_size = 64 * 1024;
+  ss.ss_sp = std::malloc(ss.ss_size);
+  sigaltstack(&ss, nullptr);
+}
+#else
+void ensure_altstack() {}
+#endif
+
+struct Init {
+  Init() {
+    if (const char* s = std::getenv("CUDALAB_SCHEDULE"); s && *s) {
+      if (!set_schedule(s))
+        std::fprintf(stderr, "cudalab: CUDALAB_SCHEDULE=%s is not a schedule (in-order, reverse, random:SEED); using in-order\n", s);
+    }
+#if !defined(CUDALAB_CPU_ASAN) && !defined(CUDALAB_CPU_TSAN)
+    static FaultHandler handler;
+#endif
+  }
+} g_init;
+
+}  // namespace
+
+// ---- Public interface -------------------------------------------------------------------
+
+bool set_schedule(const char* spec) {
+  std::string s = spec ? spec : "";
+  if (s == "in-order" || s == "inorder" || s == "default" || s.empty()) g_schedule = Schedule::InOrder;
+  else if (s == "reverse") g_schedule = Schedule::Reverse;
+  else if (s.rfind("random", 0) == 0) {
+    g_schedule = Schedule::Random;
+    g_schedule_seed = s.size() > 7 && s[6] == ':' ? std::strtoull(s.c_str() + 7, nullptr, 10) : 1;
+  } else return false;
+  return true;
+}
+
+const char* schedule_name() {
+  static std::string name;
+  switch (g_schedule) {
+    case Schedule::InOrder: return "in-order";
+    case Schedule::Reverse: return "reverse";
+    default: name = "random:" + std::to_string(g_schedule_seed); return name.c_str();
+  }
+}
+
+int worker_count() { return configured_workers(); }
+
+static std::string g_last_failure;
+const char* last_failure() { return g_last_failure.c_str(); }
+
+cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, cudaStream_t, KernelBody body) {
+  if (t_worker && t_worker->current) {
+    unsupported("dynamic parallelism (launching a kernel from inside a kernel)", site.file, site.line);
+  }
+  uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  if (threads == 0 || threads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64 || blocks == 0 ||
+      grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {
+    detail::set_last_error(cudaErrorInvalidConfiguration);
+    return cudaErrorInvalidConfiguration;
+  }
+  if (smem > 227 * 1024) {
+    detail::set_last_error(cudaErrorInvalidValue);
+    return cudaErrorInvalidValue;
+  }
+  ensure_altstack();
+  Launch L;
+  L.site = site;
+  L.grid = grid;
+  L.block = block;
+  L.smem = smem;
+  L.body = body;
+  L.blocks = blocks;
+  L.threads = unsigned(threads);
+  L.serial = ++g_launch_serial;
+  // Host code's own threadIdx etc. are untouched by the kernel: save and restore them.
+  uint3 saved_t = threadIdx, saved_b = blockIdx;
+  dim3 saved_bd = blockDim, saved_gd = gridDim;
+  run_on_pool(L);
+  threadIdx = saved_t, blockIdx = saved_b, blockDim = saved_bd, gridDim = saved_gd;
+  if (L.failed) {
+    g_last_failure = L.failure;
+    std::fprintf(stderr, "%s\n", L.failure.c_str());
+    detail::set_pending_error(L.error, L.failure);
+    return L.error;
+  }
+  return cudaSuccess;
+}
+
+int block_barrier(int op, int predicate, const char* file, int line) {
+  Worker* w = t_worker;
+  Fiber* f = w ? w->current : nullptr;
+  if (!f) return predicate;  // host code: there is nothing to wait for
+  Slot& s = w->slots[f->tid];
+  s.state = kAtBarrier;
+  s.file = file;
+  s.line = line;
+  s.op = uint8_t(op);
+  ++w->bar_arrived;
+  w->bar_count += predicate != 0;
+  w->bar_and &= predicate != 0;
+  w->bar_or |= predicate != 0;
+#if defined(CUDALAB_CPU_TSAN)
+  uint64_t epoch = w->bar_epoch;
+  __tsan_release(&w->tsan_bar[epoch & 1]);
+#endif
+  suspend(*w, f);
+#if defined(CUDALAB_CPU_TSAN)
+  __tsan_acquire(&w->tsan_bar[epoch & 1]);
+#endif
+  switch (op) {
+    case 1: return w->res_count;
+    case 2: return w->res_and;
+    case 3: return w->res_or;
+    default: return 0;
+  }
+}
+
+unsigned active_mask() {
+  Worker* w = t_worker;
+  Fiber* f = w ? w->current : nullptr;
+  if (!f) return 1;
+  int warp = f->tid >> 5;
+  return w->warp_present[warp] & ~w->warp_exited[warp];
+}
+
+static uint64_t warp_result(Worker& w, int warp, int lane, uint32_t group) {
+  const Slot& s = w.slots[warp * 32 + lane];
+  const Slot* base = &w.slots[warp * 32];
+  int width = (s.width <= 0 || s.width > 32) ? 32 : s.width;
+  int seg = lane / width * width;
+  int src = lane;
+  uint32_t need = (s.mask | (1u << lane)) & w.warp_present[warp];
+  switch (s.op) {
+    case kShflIdx: src = seg + ((s.arg % width) + width) % width; break;
+    case kShflUp: src = (lane - seg) >= s.arg ? lane - s.arg : lane; break;
+    case kShflDown: src = (lane - seg) + s.arg < width ? lane + s.arg : lane; break;
+    case kShflXor: src = lane ^ s.arg; if (src < 0 || src >= seg + width || src > 31) src = lane; break;
+    case kBallot: {
+      uint64_t r = 0;
+      for (int l = 0; l < 32; ++l)
+        if ((need >> l & 1) && base[l].value) r |= 1ull << l;
+      return r;
+    }
+    case kSyncwarp: return 0;
+    case kMatchAny: case kMatchAll: {
+      uint64_t r = 0;
+      bool all = true;
+      for (int l = 0; l < 32; ++l)
+        if (need >> l & 1) {
+          if (base[l].value == s.value) r |= 1ull << l;
+          else all = false;
+        }
+      return s.op == kMatchAny ? r : (all ? need : 0);
+    }
+    default: {
+      bool is_signed = s.value >> 40 & 1;
+      int64_t acc = 0;
+      bool first = true;
+      for (int l = 0; l < 32; ++l) {
+        if (!(need >> l & 1)) continue;
+        uint32_t u = uint32_t(base[l].value);
+        int64_t v = is_signed ? int64_t(int32_t(u)) : int64_t(u);
+        if (first) { acc = v; first = false; continue; }
+        switch (s.op) {
+          case kReduceAdd: acc = int64_t(uint32_t(acc + v)); if (is_signed) acc = int32_t(uint32_t(acc)); break;
+          case kReduceMin: acc = std::min(acc, v); break;
+          case kReduceMax: acc = std::max(acc, v); break;
+          case kReduceAnd: acc &= v; break;
+          case kReduceOr: acc |= v; break;
+          case kReduceXor: acc ^= v; break;
+        }
+      }
+      return uint64_t(uint32_t(acc));
+    }
+  }
+  // A lane outside the group holds no fresh value; reading it is undefined on a GPU.
+  return (group >> src & 1) ? base[src].value : s.value;
+}
+
+uint64_t warp_collective(int op, unsigned mask, uint64_t value, int arg, int width, const char* file, int line) {
+  Worker* w = t_worker;
+  Fiber* f = w ? w->current : nullptr;
+  if (!f) {  // host code: a warp of one
+    if (op == kBallot) return value ? 1 : 0;
+    if (op == kMatchAny || op == kMatchAll) return 1;
+    return op >= kReduceAdd ? uint64_t(uint32_t(value)) : value;
+  }
+  int tid = f->tid, warp = tid >> 5, lane = tid & 31;
+  Slot& s = w->slots[tid];
+  s.state = kAtWarp;
+  s.op = uint8_t(op);
+  s.mask = mask;
+  s.value = value;
+  s.arg = arg;
+  s.width = width;
+  s.file = file;
+  s.line = line;
+  uint32_t& arrived = w->warp_arrived[warp];
+  arrived |= 1u << lane;
+#if defined(CUDALAB_CPU_TSAN)
+  uint32_t parity = s.warp_ops & 1;
+  __tsan_release(&w->tsan_warp[warp * 2 + parity]);
+#endif
+  ++s.warp_ops;
+  // Complete when every lane that the arriving lanes name has arrived.
+  uint32_t group = 0;
+  bool complete = true;
+  uint32_t pending = (mask | (1u << lane)) & w->warp_present[warp];
+  while (pending) {
+    int l = std::countr_zero(pending);
+    pending &= pending - 1;
+    if (!(arrived >> l & 1)) { complete = false; break; }
+    if (group >> l & 1) continue;
+    group |= 1u << l;
+    pending |= (w->slots[warp * 32 + l].mask | (1u << l)) & w->warp_present[warp] & ~group;
+  }
+  if (complete) {
+    for (uint32_t g = group; g; g &= g - 1) {
+      int l = std::countr_zero(g);
+      w->slots[warp * 32 + l].result = warp_result(*w, warp, l, group);
+    }
+    arrived &= ~group;
+    std::vector<int> others;
+    for (uint32_t g = group & ~(1u << lane); g; g &= g - 1) others.push_back(warp * 32 + std::countr_zero(g));
+    make_ready_in_schedule_order(*w, others);
+    s.state = kRunning;
+  } else {
+    suspend(*w, f);
+  }
+#if defined(CUDALAB_CPU_TSAN)
+  __tsan_acquire(&w->tsan_warp[warp * 2 + parity]);
+#endif
+  return s.result;
+}
+
+void unsupported(const char* feature, const char* file, int line) {
+  std::fprintf(stderr, "cudalab: %s: the CPU backend cannot run %s. Run this lab on a GPU (BACKEND=cuda).\n",
+               where(file, line).c_str(), feature);
+  std::exit(2);
+}
+
+void trap(const char* file, int line) {
+  Worker* w = t_worker;
+  if (w && w->current && w->launch) {
+    fail_launch(*w->launch, cudaErrorLaunchFailure,
+                "cudalab: " + kernel_text(*w->launch) + ": thread " + thread_text(w->launch->block, w->current->tid) +
+                    " of " + block_text(blockIdx, w->launch->grid) + " called __trap() at " + where(file, line));
+    // The thread cannot continue past a trap; park it forever (the block is abandoned).
+    w->slots[w->current->tid].state = kAtWarp;
+    w->warp_arrived[w->current->tid >> 5] |= 0;
+    suspend(*w, w->current);
+  }
+  std::fprintf(stderr, "cudalab: __trap() at %s\n", where(file, line).c_str());
+  std::abort();
+}
+
+}  // namespace cudalab_cpu
