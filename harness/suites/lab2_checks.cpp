@@ -1,0 +1,143 @@
+// Lab 2's checks: the block sums of the first launch and the total of the second.
+//
+// Same pattern as lab 1: a table of cases, and one function that runs a case. Both outputs
+// are checked, the block sums first: when they are wrong the total cannot be right, and
+// the block that is wrong says more than a wrong total does.
+#include <cmath>
+#include <string>
+
+#include "cuda_errors.h"
+#include "cudalab/lab2.h"
+#include "diagnose.h"
+#include "guarded_buffer.h"
+#include "suite.h"
+#include "sum_reference.h"
+#include "tolerance.h"
+
+namespace cudalab {
+namespace {
+
+constexpr size_t B = lab2::kBlockSize;
+constexpr size_t kMax = lab2::kMaxElements;
+
+// Every size is within the lab's limit (n <= 1024^2), so none is `large`.
+std::vector<CheckCase> cases() {
+  return {
+      {"one_element", "n = 1: one block holding a single element", Shape{{1}}},
+      {"two_elements", "n = 2: the smallest tree", Shape{{2}}},
+      {"three_elements", "n = 3: 1021 threads of the block have no element", Shape{{3}}},
+      {"one_partial_block", "n = 1000: one block, partly filled", Shape{{1000}}},
+      {"block_minus_one", "n = blockDim - 1: one thread short of a full block", Shape{{B - 1}}},
+      {"one_full_block", "n = blockDim: exactly one full block", Shape{{B}}},
+      {"block_plus_one", "n = blockDim + 1: a second block with a single element", Shape{{B + 1}}},
+      {"non_power_of_two", "n = 100,000: 98 blocks, the last one partial", Shape{{100000}}},
+      {"odd_size", "n = 524,289: 513 blocks, the last holding one element", Shape{{524289}}},
+      {"last_block_single", "n = 1023 x 1024 + 1: 1024 blocks, the last holding one element",
+       Shape{{(B - 1) * B + 1}}},
+      {"limit_minus_one", "n = 1024^2 - 1: the limit, one element short", Shape{{kMax - 1}}},
+      {"limit", "n = 1024^2: the most this design can sum (1024 blocks of 1024)", Shape{{kMax}}},
+  };
+}
+
+// Block b's sum is written by thread 0 of block b in the first launch.
+OutputLayout block_sum_layout() {
+  OutputLayout l;
+  l.block_of = [](size_t b) { return "block " + std::to_string(b); };
+  l.thread_of = [](size_t) { return std::string("written by thread 0 (first launch)"); };
+  l.noun = "block sums";
+  return l;
+}
+
+// A lab-specific hint for wrong block sums, when the pattern points at one.
+void add_block_sum_hints(CheckResult& r, size_t n, size_t blocks) {
+  if (r.status != Status::Fail || r.mismatches.empty()) return;
+  const Mismatch& first = r.mismatches[0];
+  const bool partial = n % B != 0;
+  const bool unwritten = is_poison(float(first.got));
+  if (!unwritten && std::isnan(first.got))
+    r.notes.push_back("NaN means an element past the end of the input was read: threads with an index "
+                      ">= n must store 0 in their shared slot instead of reading in[i]");
+  else if (!unwritten && partial && r.mismatches.size() == 1 && first.index == blocks - 1)
+    r.notes.push_back("only the last block is wrong, and it is partial (" + std::to_string(n % B) +
+                      " elements): its other threads must still store 0 in their shared slot and "
+                      "reach every __syncthreads()");
+}
+
+CheckResult run(const CheckCase& c, uint64_t seed) {
+  const size_t n = c.shape.dims[0];
+  const size_t blocks = lab2::num_blocks(n);
+  const std::vector<float> input = sum_input(n, seed);
+
+  GuardedBuffer in("the input array", n), sums("d_block_sums", blocks), total("d_sum", 1);
+  in.upload(input);
+  sums.poison();
+  total.poison();
+  call_lab_function("lab2::shared_sum", [&] { lab2::shared_sum(in.get(), sums.get(), total.get(), n); });
+
+  // First the block sums (first launch).
+  const BlockSums ref = block_sums_reference(input, B);
+  CheckResult r = compare_outputs(
+      ref.sums, sums.download(), [&](size_t b) { return sum_tolerance(ref.lengths[b], ref.abs_sums[b]); },
+      block_sum_layout());
+  add_block_sum_hints(r, n, blocks);
+
+  // Then the total (second launch). Its tolerance is that of the whole sum: the two trees
+  // together are no deeper than one tree over all n elements.
+  const SumReference exact = sum_reference(input);
+  const std::vector<double> prefix = prefix_sums(input);
+  const float got = total.download()[0];
+  CheckResult t = check_sum(exact.sum, exact.abs_sum, got, n, &prefix);
+
+  if (r.status == Status::Pass && t.status != Status::Pass) {
+    // The first launch is right, so the fault is in the second one.
+    t.message = "the " + with_commas(blocks) + " block sums are right, but d_sum is not: " + t.message;
+    if (is_poison(got))
+      t.notes.push_back("the second launch (one block over d_block_sums) writes d_sum[0]: is it in place?");
+    else if (std::isnan(got))
+      t.notes.push_back("the second launch read past the block sums: its n is the number of blocks, " +
+                        with_commas(blocks) + ", not the number of elements");
+    else if (blocks > 1 && std::fabs(double(got) - ref.sums[0]) <= t.tolerance)
+      t.notes.push_back("d_sum holds block 0's sum alone: the second launch must add all " + with_commas(blocks) +
+                        " block sums (its n is the number of blocks)");
+    r = t;
+  } else if (r.status == Status::Pass) {
+    r.message = "all " + with_commas(blocks) + " block sums right, and d_sum " + t.message;
+    r.max_error = t.max_error;
+    r.tolerance = t.tolerance;
+  } else if (t.status == Status::Pass) {
+    r.notes.push_back("d_sum is right even so: only the block sums in d_block_sums are wrong");
+  } else {
+    r.notes.push_back("d_sum is wrong too: " + t.message);
+  }
+
+  // Writing past the end of either output is a failure even when the values are right.
+  auto sum_guards = sums.check_guards();
+  add_canary_verdict(r, "d_block_sums", blocks, sum_guards.overwritten, sum_guards.first);
+  auto total_guards = total.check_guards();
+  add_canary_verdict(r, "d_sum", 1, total_guards.overwritten, total_guards.first);
+  auto in_guards = in.check_guards();
+  add_canary_verdict(r, "the input array", n, in_guards.overwritten, in_guards.first);
+  return r;
+}
+
+}  // namespace
+
+const LabSuite& lab_suite() {
+  static const LabSuite suite{
+      2,
+      "the contiguous-offset shared-memory sum",
+      "N",
+      1,
+      cases(),
+      run,
+      [](const Shape& s) -> std::string {
+        if (s.dims[0] <= kMax) return "";
+        return "lab 2 sums at most 1024 x 1024 = " + with_commas(kMax) +
+               " elements: its second launch is one block of 1024 threads, one per block sum, so the "
+               "first launch may have at most 1024 blocks. Lab 3 lifts this limit.";
+      },
+  };
+  return suite;
+}
+
+}  // namespace cudalab
