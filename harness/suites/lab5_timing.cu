@@ -1,0 +1,88 @@
+// Lab 5's timing: the student's product, one CPU core (on a few rows, scaled), the harness's
+// naive kernel (one thread per element, no shared memory) and cuBLAS SGEMM, which is also
+// the ceiling. Rates count 2 M N K floating-point operations.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+#include "ceilings.h"
+#include "cuda_errors.h"
+#include "cudalab/lab5.h"
+#include "diagnose.h"
+#include "guarded_buffer.h"
+#include "matrix_reference.h"
+#include "suite.h"
+#include "timer.h"
+
+namespace cudalab {
+namespace {
+
+constexpr int kNaiveBlock = 16;  // 16 x 16 threads, as in the usual first CUDA matmul
+
+// The baseline: each thread walks row `row` of A and column `col` of B in global memory.
+// The loop over rows keeps gridDim.y within its limit for any M the lab accepts.
+__global__ void naive_matmul(const float* A, const float* B, float* C, int M, int N, int K) {
+  const int col = blockIdx.x * kNaiveBlock + threadIdx.x;
+  if (col >= N) return;
+  for (int row = blockIdx.y * kNaiveBlock + threadIdx.y; row < M; row += gridDim.y * kNaiveBlock) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) acc += A[size_t(row) * K + k] * B[size_t(k) * N + col];
+    C[size_t(row) * N + col] = acc;
+  }
+}
+
+Timing time_naive_matmul(const float* A, const float* B, float* C, int M, int N, int K) {
+  const dim3 block(kNaiveBlock, kNaiveBlock);
+  const dim3 grid((N + kNaiveBlock - 1) / kNaiveBlock, std::min((M + kNaiveBlock - 1) / kNaiveBlock, 65535));
+  return time_gpu([&] { naive_matmul<<<grid, block>>>(A, B, C, M, N, K); });
+}
+
+}  // namespace
+
+TimingReport lab_timing(const TimingRequest& req) {
+  // 4096^3: 64 MiB per matrix, above the H100's 50 MB L2; the size cuBLAS is quoted at.
+  const size_t M = req.shape ? req.shape->dims[0] : 4096, N = req.shape ? req.shape->dims[1] : 4096,
+               K = req.shape ? req.shape->dims[2] : 4096;
+  const double flops = 2.0 * double(M) * double(N) * double(K);
+  const std::vector<float> a = matrix_input(M, K, req.seed, /*stream=*/1, -1.0f, 1.0f);
+  const std::vector<float> b = matrix_input(K, N, req.seed, /*stream=*/2, -1.0f, 1.0f);
+
+  GuardedBuffer dA("A", M * K), dB("B", K * N), dC("C", M * N);
+  dA.upload(a);
+  dB.upload(b);
+  const int m = int(M), n = int(N), k = int(K);
+
+  TimingReport t;
+  t.status = "measured";
+  t.size = "M " + with_commas(M) + ", N " + with_commas(N) + ", K " + with_commas(K) + " (float)";
+  t.note = "CUDA events, median of 20 after 3 warm-ups, L2 flushed before each";
+  t.ceiling_name = "cuBLAS SGEMM (FP32, no tensor cores)";
+  double cublas_ms = 0;
+  t.ceiling_value = cublas_sgemm_tflops(dA.get(), dB.get(), dC.get(), m, n, k, &cublas_ms);
+  t.ceiling_unit = "TFLOP/s";
+  auto row = [&](std::string name, std::string role, double ms, std::string note = "") {
+    double tflops = flops / (ms * 1e9);
+    // Only GPU kernels are judged against the GPU's arithmetic.
+    bool on_gpu = role == "student" || role == "baseline" || role == "vendor";
+    t.rows.push_back({name, role, ms, tflops, "TFLOP/s", on_gpu ? tflops / t.ceiling_value : 0, note});
+  };
+
+  Timing kernel = time_gpu([&] { lab5::matmul(dA.get(), dB.get(), dC.get(), m, n, k); });
+  row("your kernel", "student", kernel.median_ms);
+
+  // One core at 4096^3 would take about a minute: time the first rows of C (about 2^27
+  // multiply-adds' worth) and scale to all M rows. Rows of C cost the same, so this is fair.
+  const size_t cpu_rows = std::clamp<size_t>((size_t(1) << 27) / std::max<size_t>(1, N * K), 1, M);
+  std::vector<float> host_c(cpu_rows * N);
+  Timing cpu = time_host([&] { cpu_matmul_rows(a.data(), b.data(), host_c.data(), N, K, 0, cpu_rows); }, 3);
+  row("one CPU core (i-k-j loops)", "cpu", cpu.median_ms * double(M) / double(cpu_rows),
+      cpu_rows == M ? ""
+                    : "measured on " + with_commas(cpu_rows) + " rows of C and scaled to all " + with_commas(M));
+  row("naive: one thread per element, 16 x 16 (harness)", "baseline",
+      time_naive_matmul(dA.get(), dB.get(), dC.get(), m, n, k).median_ms);
+  row("cuBLAS SGEMM", "vendor", cublas_ms);
+  return t;
+}
+
+}  // namespace cudalab
