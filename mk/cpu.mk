@@ -28,7 +28,7 @@ CPU_VARIANT_DIR = $(if $(filter asan,$(1)),$(CPU_OUT)/asan,$(if $(filter race,$(
 CPU_VARIANT := $(call CPU_VARIANT_DIR,$(CPU_CHECK))
 
 CPU_INCLUDES := -Iharness/cpu/include -Iharness/include -Iharness/core
-CPU_COMMON := -std=c++20 -pthread -Wall -Wextra -Wno-restrict -Wno-unknown-pragmas -DCUDALAB_BACKEND_CPU=1 -MMD -MP
+CPU_COMMON := -std=c++20 -pthread -Wall -Wextra -Wno-restrict -Wno-unused-parameter -Wno-sign-compare -Wno-unknown-pragmas -DCUDALAB_BACKEND_CPU=1 -MMD -MP
 # Per variant: flags for lab/harness code, flags for the emulator itself, link flags.
 CPU_CODE_plain := -O2 -g
 CPU_EMU_plain := -O2 -g
@@ -125,8 +125,11 @@ cpu-lab-binary: $$(call cpu_suite_obj,$$(LAB)) $(CPU_MAIN) $(CPU_LIB) $(CPU_EMU_
 	$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(or $(CPU_CHECK),plain)) $(CPU_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
 	$(CPU_CXX) $(CPU_LINK) $(OUT).o $^ $(CPU_LIBS) -o $(OUT)
 
-cpu-build-all: $(foreach f,$(wildcard labs/lab*_*.cu),$(CPU_OUT)/labs/$(firstword $(subst _, ,$(notdir $(f))))) \
-               $(foreach f,$(wildcard solutions/lab*_*.cu),$(CPU_OUT)/solutions/$(firstword $(subst _, ,$(notdir $(f)))))
+# Every lab and solution whose checks exist (a lab in progress has none yet).
+cpu_lab_ids = $(foreach f,$(wildcard $(1)/lab*_*.cu),$(firstword $(subst _, ,$(notdir $(f)))))
+cpu_checked = $(foreach l,$(1),$(if $(wildcard harness/suites/$(l)_checks.cpp),$(l)))
+cpu-build-all: $(addprefix $(CPU_OUT)/labs/,$(call cpu_checked,$(call cpu_lab_ids,labs))) \
+               $(addprefix $(CPU_OUT)/solutions/,$(call cpu_checked,$(call cpu_lab_ids,solutions)))
 
 # ---- Tests and benchmark -------------------------------------------------------------------
 CPU_UNIT := $(CPU_OUT)/tests/unit_tests

@@ -89,6 +89,7 @@ struct Launch {
   uint64_t blocks;
   unsigned threads;
   uint64_t serial;
+  uint64_t schedule_index;
   std::atomic<uint64_t> next{0};
   std::atomic<bool> failed{false};
   cudaError_t error = cudaSuccess;
@@ -99,6 +100,7 @@ struct Launch {
 enum class Schedule { InOrder, Reverse, Random };
 Schedule g_schedule = Schedule::InOrder;
 uint64_t g_schedule_seed = 0;
+std::atomic<uint64_t> g_schedule_launches{0};  // launches since the schedule was set: seeds replay
 
 size_t stack_bytes() {
   static size_t bytes = [] {
@@ -493,7 +495,7 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
   w.aborted = false;
   if (g_schedule == Schedule::Random) {
     // Seeded by block, not by worker, so a seed replays the same interleaving.
-    w.rng.seed(g_schedule_seed * 0x9E3779B97F4A7C15ull ^ (L.serial << 40) ^ b);
+    w.rng.seed(g_schedule_seed * 0x9E3779B97F4A7C15ull ^ (L.schedule_index << 40) ^ b);
     std::shuffle(w.order.begin(), w.order.end(), w.rng);
   }
 #if defined(CUDALAB_CPU_ASAN)
@@ -723,6 +725,7 @@ bool set_schedule(const char* spec) {
     g_schedule = Schedule::Random;
     g_schedule_seed = s.size() > 7 && s[6] == ':' ? std::strtoull(s.c_str() + 7, nullptr, 10) : 1;
   } else return false;
+  g_schedule_launches = 0;
   return true;
 }
 
@@ -765,6 +768,7 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
   L.blocks = blocks;
   L.threads = unsigned(threads);
   L.serial = ++g_launch_serial;
+  L.schedule_index = g_schedule_launches++;
   // Host code's own threadIdx etc. are untouched by the kernel: save and restore them.
   uint3 saved_t = threadIdx, saved_b = blockIdx;
   dim3 saved_bd = blockDim, saved_gd = gridDim;
