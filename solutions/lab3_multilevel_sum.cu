@@ -1,0 +1,208 @@
+// =============================================================================================
+//  cudalab · Lab 3 · The multi-level sum, with no size limit · REFERENCE SOLUTION
+// =============================================================================================
+//
+//  THE IDEA
+//  --------
+//  Lab 2 summed in two launches: many blocks, each writing one partial sum, then a single
+//  block adding the partials. That stops at 1024 x 1024 elements, because one block can
+//  only add as many partials as it has threads.
+//
+//  The way out is to notice that the second launch is the same problem as the first, only
+//  smaller. So repeat it. Each launch (a "level") turns m values into blocks_for(m) partial
+//  sums, and the next level sums those, until a level runs as a single block and writes
+//  the answer:
+//
+//      level 1:  n = 3,000,000 inputs   ->  2,930 partial sums     (2,930 blocks)
+//      level 2:  2,930 partial sums     ->  3 partial sums         (3 blocks)
+//      level 3:  3 partial sums         ->  the sum, in d_sum      (1 block)
+//
+//  With B elements per block, L levels handle up to B^L elements: with B = 1024 that is
+//  2^20 for two levels, 2^30 for three, and a fourth covers everything a GPU can hold. The
+//  loop needs no formula for the number of levels: it runs until one block is enough.
+//
+//  WHERE THE PARTIAL SUMS GO
+//  -------------------------
+//  The harness hands you d_scratch, room for lab3::scratch_elements(n) floats. A level
+//  reads its input and writes its output at the same time, in no particular order across
+//  blocks, so the two must not overlap. Alternate between two regions of d_scratch: level
+//  1 writes region A, level 2 reads A and writes B, level 3 reads B and writes A again
+//  (nobody needs level 1's partials by then). The level that runs as one block writes
+//  d_sum instead. Region A needs blocks_for(n) floats; every later level is smaller.
+//  d_scratch is not cleared for you: the harness fills it with NaN, so a level that reads
+//  a partial sum nobody wrote will show it.
+//
+//  EACH THREAD ADDS SEVERAL ELEMENTS FIRST
+//  ---------------------------------------
+//  Lab 2 gave each thread one element, so half the threads were idle after the first step
+//  of the tree. Here each of the kThreads = 256 threads first adds kItemsPerThread = 4
+//  elements in a register, then the block runs the tree on 256 values. The elements of
+//  thread t are t, t + 256, t + 512, t + 768 (counted from the block's first element):
+//  at every step the 32 threads of a warp read 32 neighbouring floats, which the memory
+//  system serves as one wide transaction ("coalesced"). A thread reading 4 neighbouring
+//  floats of its own would make each warp's load touch memory 4 times wider than it uses.
+//  So a block covers kPerBlock = 256 x 4 = 1024 elements, and every element at or past n
+//  counts as 0, exactly as in lab 2.
+//
+//  MAKING IT FAST: THE BANDWIDTH TARGET
+//  ------------------------------------
+//  A sum reads each float once and does one addition with it. The GPU can add far faster
+//  than memory can deliver, so the speed limit is memory bandwidth: the best possible time
+//  is the time to read n floats. The harness measures that limit in the same run (a
+//  device-to-device copy) and reports your GB/s as a fraction of it. Two things stand
+//  between a correct kernel and that limit:
+//  * Bytes in flight. A load takes hundreds of nanoseconds to return, and the GPU only
+//    reaches full bandwidth with many loads outstanding at once. Issue all of a thread's
+//    loads before using any of them (the compiler does so for a loop with a fixed count,
+//    which is why kItemsPerThread is a constant), and make each load wide: a float4 load
+//    fetches 16 bytes in one instruction.
+//  * The end of the tree. Once fewer than 32 values are left, a single warp works and
+//    every step still waits at a barrier. Threads of one warp can pass values between
+//    registers with __shfl_down_sync, with no shared memory and no __syncthreads().
+//  The reference solution does both (8 float4 loads per thread, a shuffle tree in each
+//  warp) and reaches well over half of the copy bandwidth. Get your version right first;
+//  then see "going further".
+//
+//  THE TASK
+//  --------
+//  Fill in reduce_level_kernel (TODO 1-3) and turn lab3::multilevel_sum's single launch
+//  into the loop over levels (TODO 4). Until TODO 4 is done, only n <= 1024 can pass.
+//
+//  RUN IT
+//  ------
+//      make lab3                          build, check, then time your code
+//      make lab3 ARGS="--only b1024_squared_plus_one"
+//      make lab3 ARGS="--size 3000000"    check and time one size of your choice
+//      make lab3 ARGS="--seed 42"         replay a run with the same inputs
+//      make solution3                     the reference solution, for comparison
+//
+//  WHAT THE CHECKS MEAN
+//  --------------------
+//  Each check sums random numbers in [0.5, 1.5) (never zeros, so a forgotten element
+//  shows) and compares your d_sum with a double-precision CPU sum, within a tolerance that
+//  grows with the depth of the tree. The sizes sit on both sides of the places where one
+//  more block, or one more level, is needed, for B = 256, 512, 1024, 2048 and 8192 elements
+//  per block: B - 1 and B + 1, B^2 - 1 and B^2 + 1, and B^3 + 1 (three levels) where that
+//  fits, up to 2^30 = 1024^3 elements; a check's id says which, as in b1024_squared_plus_one.
+//  Small sizes and sizes that are not a multiple of 4 (for float4 loads) are there too. A wrong sum is explained when it can be:
+//  "the sum was never written", "equals the sum of the first 1,024 elements", "off by
+//  exactly one block". d_sum and d_scratch are fenced with guard values, so writing past
+//  their end is reported even when the sum comes out right.
+//  The timing sums 2^26 floats (256 MiB, five times the H100's L2 cache; --size changes it)
+//  and shows your GB/s next to the copy bandwidth, one CPU core, lab 1's kernel and
+//  NVIDIA's CUB library.
+//
+//  GOING FURTHER
+//  -------------
+//  * Load float4s: reinterpret_cast<const float4*>(in) is 16-byte aligned when `in` is
+//    (cudaMalloc's pointers are, and so is d_scratch plus a multiple of 4 floats). The last
+//    n % 4 elements then need a plain float load of their own.
+//  * Replace the last five steps of the tree by __shfl_down_sync within each warp, then
+//    one warp adds the 8 warp sums.
+//  * A fixed grid of about as many blocks as the GPU runs at once, each block looping over
+//    the input with a stride of the whole grid ("grid-stride loop"), makes level 1 leave
+//    only a few hundred partial sums: the other levels then cost one small launch.
+//  * Compare with atomicAdd(d_sum, block_sum): one level, but the order of the additions,
+//    and so the rounding of the result, changes from run to run.
+// =============================================================================================
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cudalab/lab3.h"
+
+// The reference goes past the TODOs' plain version, as "making it fast" describes: each
+// thread loads kVecPerThread float4s (16 bytes each, all issued before any is used), so a
+// block covers 256 x 8 x 4 = 8192 elements; each warp then sums with shuffles.
+constexpr unsigned kThreads = 256;      // threads per block (a multiple of 32)
+constexpr unsigned kVecPerThread = 8;   // float4 loads per thread: 32 floats, 128 bytes in flight
+constexpr size_t kPerBlock = size_t(kThreads) * kVecPerThread * 4;  // elements per block: 8192
+
+// How many blocks (and so partial sums) a level over m values has.
+static size_t blocks_for(size_t m) { return (m + kPerBlock - 1) / kPerBlock; }
+
+// The sum of v over the 32 lanes of a warp, in lane 0 (the other lanes hold partial sums).
+__device__ float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Block b sums its kPerBlock elements of in[0, n) and writes the sum to out[blockIdx.x].
+// Launched with kThreads threads per block and blocks_for(n) blocks.
+__global__ void __launch_bounds__(kThreads) reduce_level_kernel(const float* __restrict__ in,
+                                                                float* __restrict__ out, size_t n) {
+  // float4 loads need a 16-byte-aligned address. `head` elements (0 to 3) come before the
+  // first aligned one (none for cudaMalloc's pointers), the float4s follow, and the last
+  // n - tail elements (0 to 3) do not fill a float4. Block 0 adds head and tail one by one.
+  const size_t misalign = (reinterpret_cast<uintptr_t>(in) & 15) / sizeof(float);
+  const size_t head = misalign ? (4 - misalign < n ? 4 - misalign : n) : 0;
+  const float4* in4 = reinterpret_cast<const float4*>(in + head);
+  const size_t n4 = (n - head) / 4;
+  const size_t tail = head + 4 * n4;
+
+  // TODO 1, with float4s: the vectors of thread t are t, t + 256, ... of its block's 2048,
+  // so every load of a warp reads 512 contiguous bytes. All loads are issued first. Every
+  // block but the last is full: its loads need no bounds test, and without one (a branch
+  // around each load) the compiler is free to issue all eight before the first add.
+  const unsigned tid = threadIdx.x;
+  const size_t block_first = size_t(blockIdx.x) * kThreads * kVecPerThread;  // in float4s
+  const size_t first = block_first + tid;
+  float4 v[kVecPerThread];
+  if (block_first + kThreads * kVecPerThread <= n4) {
+#pragma unroll
+    for (unsigned k = 0; k < kVecPerThread; ++k) v[k] = in4[first + size_t(k) * kThreads];
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k < kVecPerThread; ++k) {
+      const size_t j = first + size_t(k) * kThreads;
+      v[k] = j < n4 ? in4[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+  }
+  // Add them pairwise (a tree: fewer roundings in a row than a running sum).
+#pragma unroll
+  for (unsigned w = kVecPerThread / 2; w > 0; w /= 2) {
+#pragma unroll
+    for (unsigned k = 0; k < w; ++k) {
+      v[k].x += v[k + w].x;
+      v[k].y += v[k + w].y;
+      v[k].z += v[k + w].z;
+      v[k].w += v[k + w].w;
+    }
+  }
+  float sum = (v[0].x + v[0].y) + (v[0].z + v[0].w);
+  if (blockIdx.x == 0) {
+    if (tid < head) sum += in[tid];
+    if (tail + tid < n) sum += in[tail + tid];
+  }
+
+  // TODO 2, with shuffles: each warp sums its 32 values in registers, lane 0 of each warp
+  // stores the warp's sum, and the first warp adds those kThreads / 32 values.
+  __shared__ float warp_sums[kThreads / 32];
+  sum = warp_sum(sum);
+  if (tid % 32 == 0) warp_sums[tid / 32] = sum;
+  __syncthreads();  // every warp's sum is stored before warp 0 reads them
+  if (tid < 32) {
+    sum = warp_sum(tid < kThreads / 32 ? warp_sums[tid] : 0.0f);
+    // TODO 3
+    if (tid == 0) out[blockIdx.x] = sum;
+  }
+}
+
+void lab3::multilevel_sum(const float* d_in, float* d_scratch, float* d_sum, size_t n) {
+  // Two regions of d_scratch for the levels' partial sums, taking turns. Region B starts on
+  // a multiple of 4 floats, so that it stays 16-byte aligned for the float4 loads.
+  // Together they need 2 * (n / 8192 + 4) floats, well inside scratch_elements(n).
+  float* const region[2] = {d_scratch, d_scratch + (blocks_for(n) + 3) / 4 * 4};
+  const float* in = d_in;
+  size_t m = n;
+  for (int level = 0;; ++level) {
+    const size_t blocks = blocks_for(m);
+    float* out = blocks == 1 ? d_sum : region[level % 2];
+    reduce_level_kernel<<<unsigned(blocks), kThreads>>>(in, out, m);
+    CUDALAB_CHECK_LAUNCH("reduce_level_kernel");
+    if (blocks == 1) return;  // that level wrote the answer
+    in = out;                 // the next level sums this level's partial sums
+    m = blocks;
+  }
+}
