@@ -63,13 +63,29 @@ OutputLayout product_layout(size_t N, const std::vector<size_t>& rows, bool samp
   if (!sampled) {
     l.rows = rows.size();
     l.cols = N;
-    l.tile = T;
+    l.tile = rows.size() >= T && N >= T ? T : 0;  // no full tile to compare with otherwise
   }
   l.block_of = [N, &rows](size_t i) { return tile_block_name(rows[i / N], i % N, T); };
   l.thread_of = [N, &rows](size_t i) {
     return "thread (" + std::to_string(i % N % T) + ", " + std::to_string(rows[i / N] % T) + ")";
   };
   return l;
+}
+
+// Does every listed mismatch equal the product with the last, partial tile along k left out
+// (a loop over tiles that rounds K / 32 down)?
+bool missing_last_k_tile(const CheckResult& r, const std::vector<float>& a, const std::vector<float>& b, size_t N,
+                         size_t K, const ProductRows& ref) {
+  if (K % T == 0 || r.mismatches.empty()) return false;
+  const size_t kept = K - K % T;
+  for (const Mismatch& m : r.mismatches) {
+    if (!std::isfinite(m.got)) return false;
+    const size_t row = ref.rows[m.index / N], col = m.index % N;
+    double partial = 0;
+    for (size_t k = 0; k < kept; ++k) partial += double(a[row * K + k]) * double(b[k * N + col]);
+    if (!within(partial, m.got, dot_tolerance(K, ref.abs_dot[m.index]))) return false;
+  }
+  return true;
 }
 
 std::string row_list(const std::vector<size_t>& rows) {
@@ -110,6 +126,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
     r.notes.push_back("checked rows of C: " + row_list(ref.rows));
   }
 
+  auto c_guards = dC.check_guards();
   if (r.status == Status::Fail) {
     size_t nan = 0, zeros = 0, unwritten = 0;
     for (float v : got) {
@@ -121,14 +138,19 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
       r.notes.push_back(with_commas(nan) + " elements are NaN: a tile load read past the end of A or B (the "
                         "harness puts NaN there). Load 0 into the tile where the row or column is outside the "
                         "matrix: then the extra products add nothing");
-    if (zeros == got.size())
+    if (missing_last_k_tile(r, a, b, N, K, ref))
+      r.notes.push_back(K < T ? "K = " + std::to_string(K) + " is less than one tile and nothing was added up: the "
+                                "loop over tiles must run ceil(K / 32) times, here once"
+                              : "K = " + std::to_string(K) + ": your results equal the sum over the first " +
+                                    std::to_string(K - K % T) + " values of k only. The last tile along k is "
+                                    "partial: the loop over tiles must run ceil(K / 32) times");
+    else if (zeros == got.size())
       r.notes.push_back("every element is exactly 0: was anything accumulated, and written after the k loop?");
-    if (K % T != 0 && !nan && unwritten < got.size())
-      r.notes.push_back("K = " + std::to_string(K) + " is not a multiple of " + std::to_string(T) +
-                        ": the last tile along k is partial; does the loop over tiles run ceil(K / 32) times?");
+    if (c_guards.overwritten && unwritten < got.size())
+      r.notes.push_back("a store without its bounds test also writes onto the NEXT row of C when col >= N "
+                        "(row * N + col wraps around), so it can spoil good elements: fix the store's test first");
   }
 
-  auto c_guards = dC.check_guards();
   add_canary_verdict(r, "d_C", M * N, c_guards.overwritten, c_guards.first);
   return r;
 }
