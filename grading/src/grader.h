@@ -1,0 +1,29 @@
+// One grading run: a folder of submissions in, grades/labN/ out.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace grading {
+
+struct Config {
+  int lab = 0;
+  std::filesystem::path repo = ".";
+  std::filesystem::path submissions;
+  std::filesystem::path grades = "grades";  // results go to grades/labN/
+  std::filesystem::path work;               // default: repo/build/grading/labN
+  std::filesystem::path rubric;             // default: repo/grading/rubrics/labN.toml
+  std::string backend = "auto";             // auto, cuda, cpu
+  bool force = false;
+  unsigned jobs = 0;                        // parallel builds; default: one per core
+  std::optional<double> build_timeout, run_timeout, check_timeout;
+  std::string student_name = "submission";  // for a Gradescope-style single submission
+  std::string run_user = "nobody";          // runs, when the grader is root
+  unsigned build_uid = 65533;               // builds, when the grader is root: a uid of their own
+  bool isolate = true;                      // users and namespaces when root
+};
+
+// Returns the process exit status: 0 graded (whatever the scores), 2 bad setup.
+int run_grader(const Config& cfg);
+
+}  // namespace grading

@@ -1,0 +1,56 @@
+// Gradescope's results.json (their published autograder output format): a score and one
+// test per check plus one for speed; hidden checks keep their points but not their details.
+#include <cmath>
+
+#include "scoring.h"
+#include "writers.h"
+
+namespace grading {
+
+nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, const LabInfo& lab) {
+  using nlohmann::json;
+  const Score s = score(r, rubric);
+  json tests = json::array();
+  int number = 1;
+  for (size_t i = 0; i < s.checks.size(); ++i) {
+    const auto& c = s.checks[i];
+    const auto& o = r.checks[i];
+    std::string output;
+    if (!c.counted) {
+      output = "Not graded on the CPU backend (too large to emulate); it counts when graded on a GPU.";
+    } else if (r.verdict != kGraded) {
+      output = r.reason;
+    } else {
+      output = o.message;
+      for (size_t k = 0; k < o.details.size() && k < 8; ++k) output += "\n" + o.details[k];
+    }
+    json t = {{"name", c.id + ": " + c.title},
+              {"number", std::to_string(number++)},
+              {"score", c.points},
+              {"max_score", c.counted ? c.max_points : 0.0},
+              {"status", c.status == "pass" ? "passed" : "failed"},
+              {"output", output},
+              {"visibility", c.hidden ? "hidden" : "visible"}};
+    tests.push_back(t);
+  }
+  tests.push_back({{"name", "speed against the reference solution"},
+                   {"number", std::to_string(number)},
+                   {"score", s.speed.points},
+                   {"max_score", s.speed.counted ? s.speed.max_points : 0.0},
+                   {"status", s.speed.status == "graded" && s.speed.points > 0 ? "passed" : "failed"},
+                   {"output", (s.speed.status == "graded" ? "" : "Not graded: ") + s.speed.note},
+                   {"visibility", "visible"}});
+  std::string output = "Lab " + std::to_string(lab.lab) + ": " + std::to_string(int(s.total)) + "";
+  output = r.verdict == kGraded ? (s.correct ? "Every check passed." : "Some checks did not pass: see each test below.")
+                                : r.reason;
+  if (r.verdict == kBuildFailed && !r.build_log.empty()) output += "\n\n" + r.build_log;
+  for (const auto& n : r.notes) output += "\n- " + n;
+  return {{"score", s.total},
+          {"execution_time", int(std::lround(r.seconds))},
+          {"output", output},
+          {"visibility", "visible"},
+          {"stdout_visibility", "hidden"},
+          {"tests", tests}};
+}
+
+}  // namespace grading

@@ -1,0 +1,76 @@
+#include "lab_report.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace grading {
+
+using nlohmann::json;
+
+namespace {
+
+std::string number_text(const json& v) {
+  if (v.is_number()) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.9g", v.get<double>());
+    return buf;
+  }
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+LabReport parse_lab_report(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(std::string("the report is not JSON: ") + e.what());
+  }
+  try {
+    if (j.at("cudalab").get<int>() != 1) throw std::runtime_error("unknown report schema");
+    LabReport r;
+    r.lab = j.at("lab").get<int>();
+    r.backend = j.value("backend", "");
+    if (j.contains("device") && j["device"].is_object()) r.device_name = j["device"].value("name", "");
+    for (const auto& c : j.at("checks")) {
+      CheckOutcome o;
+      o.id = c.at("id").get<std::string>();
+      o.title = c.value("title", "");
+      o.status = c.at("status").get<std::string>();
+      o.message = c.value("message", "");
+      if (c.contains("notes"))
+        for (const auto& n : c["notes"])
+          if (n.is_string()) o.details.push_back(n.get<std::string>());
+      if (c.contains("mismatches")) {
+        for (const auto& m : c["mismatches"]) {
+          std::string line = "at " + (m.contains("where") ? m["where"].get<std::string>() : number_text(m.value("index", json(0)))) +
+                             ": expected " + number_text(m.value("expected", json(nullptr))) + ", got " +
+                             number_text(m.value("got", json(nullptr)));
+          std::string owner = m.value("owner", "");
+          if (!owner.empty()) line += " (" + owner + ")";
+          o.details.push_back(line);
+        }
+      }
+      r.checks.push_back(o);
+    }
+    if (j.contains("timing") && j["timing"].is_object()) {
+      const json& t = j["timing"];
+      r.timing_status = t.value("status", "");
+      r.timing_note = t.value("note", "");
+      if (t.contains("rows"))
+        for (const auto& row : t["rows"])
+          if (row.value("role", "") == "student" && row.contains("ms") && row["ms"].is_number()) {
+            r.student_ms = row["ms"].get<double>();
+            break;
+          }
+    }
+    return r;
+  } catch (const json::exception& e) {
+    throw std::runtime_error(std::string("the report is missing a field: ") + e.what());
+  }
+}
+
+}  // namespace grading

@@ -1,0 +1,47 @@
+// cudalab-grade: grades a folder of lab submissions. See grading/README.md.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <thread>
+
+#include "grader.h"
+#include "sandbox.h"
+
+int main(int argc, char** argv) {
+  grading::Config cfg;
+  CLI::App app{"cudalab grader: builds, runs and scores every submission of a lab"};
+  app.add_option("--lab", cfg.lab, "lab number")->required()->check(CLI::Range(1, 99));
+  app.add_option("--submissions", cfg.submissions, "folder of submissions")->required();
+  app.add_option("--grades", cfg.grades, "results go to GRADES/labN/")->capture_default_str();
+  app.add_option("--repo", cfg.repo, "the cudalab checkout (harness, solutions, Makefile)")->capture_default_str();
+  app.add_option("--work", cfg.work, "build and run folders (default REPO/build/grading/labN)");
+  app.add_option("--rubric", cfg.rubric, "rubric file (default REPO/grading/rubrics/labN.toml)");
+  app.add_option("--backend", cfg.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  app.add_flag("--force", cfg.force, "grade again students already graded with the same file");
+  app.add_option("--jobs", cfg.jobs, "parallel builds (default: one per core)");
+  app.add_option("--build-timeout", cfg.build_timeout, "seconds per build (default: the rubric's)");
+  app.add_option("--run-timeout", cfg.run_timeout, "seconds per full run (default: the rubric's)");
+  app.add_option("--check-timeout", cfg.check_timeout, "seconds per check run alone (default: from the reference's time)");
+  app.add_option("--student", cfg.student_name, "name for a Gradescope-style single submission")->capture_default_str();
+  app.add_option("--run-user", cfg.run_user, "user that runs submissions when the grader is root")->capture_default_str();
+  app.add_option("--build-uid", cfg.build_uid, "uid that builds submissions when the grader is root")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  // SIGINT/SIGTERM: kill every running submission's process group, then leave. Handled on
+  // a thread of its own (sigwait), so the handler may take locks.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  std::thread([set] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    grading::kill_all_running();
+    _exit(128 + sig);
+  }).detach();
+  return grading::run_grader(cfg);
+}

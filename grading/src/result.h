@@ -1,0 +1,49 @@
+// What grading one student found, before any points: kept per student on disk (the grader
+// resumes from it), scored with the rubric whenever outputs are written, so that editing a
+// rubric's points never needs the submissions to run again.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace grading {
+
+// Verdicts, from "nothing to grade" to "graded".
+inline constexpr const char* kNoSubmission = "no_submission";  // empty folder, no lab file, two candidates
+inline constexpr const char* kUnreadable = "unreadable";       // binary, oversized, undecodable
+inline constexpr const char* kRejected = "rejected";           // broke a static rule
+inline constexpr const char* kBuildFailed = "build_failed";
+inline constexpr const char* kGraded = "graded";               // ran: every check has an outcome
+
+struct CheckOutcome {
+  std::string id, title;
+  std::string status;   // pass, fail, error, not_run, skipped (the harness's words)
+  std::string message;  // the harness's message, or why the check could not run
+  std::vector<std::string> details;  // mismatches and notes, as lines
+  bool own_process = false;          // re-run alone after the full run broke
+};
+
+struct StudentResult {
+  std::string student, origin, file;
+  std::string key;       // content hash + backend: what resumption compares
+  std::string verdict, reason;
+  std::string rule;      // for kRejected: which rule
+  std::string backend;   // "cuda" or "cpu"
+  std::string gpu;       // CUDA_VISIBLE_DEVICES it ran on ("" on the CPU)
+  uint64_t seed = 0;
+  std::vector<std::string> notes;   // file conversions, truncated output, re-runs
+  std::vector<CheckOutcome> checks;
+  std::string timing_status, timing_note;
+  std::optional<double> student_ms, reference_ms;
+  std::string build_log, run_log;
+  double seconds = 0;
+  std::string graded_at;
+};
+
+nlohmann::json to_json(const StudentResult& r);
+StudentResult result_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception
+
+}  // namespace grading

@@ -1,0 +1,47 @@
+// A lab's rubric, read from grading/rubrics/labN.toml: points per check, hidden checks,
+// points for speed against the reference, forbidden libraries and resource limits.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace grading {
+
+struct RubricError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Rubric {
+  int lab = 0;
+  std::string path;
+  double default_check_points = 1;           // a check the rubric does not name
+  std::map<std::string, double> check_points;
+  std::set<std::string> hidden;              // shown to students only as a count of points
+  double speed_points = 0;
+  double full_at = 1.2;                      // student/reference time ratio with full points
+  double zero_at = 10;                       // ratio with none
+  std::string curve = "log";                 // "log" or "linear" between the two
+  std::vector<std::string> forbid;           // "cub", "thrust", "cublas"
+  struct Limits {
+    double build_seconds = 240;
+    double run_seconds = 180;     // one full run of the lab binary
+    double check_seconds = 60;    // one check re-run alone in its own process
+    uint64_t memory_mb = 8192;    // address space on the CPU backend, data on the GPU
+    uint64_t file_mb = 64;
+    uint64_t processes = 512;
+    uint64_t output_kb = 64;      // output kept for the feedback
+  } limits;
+
+  double points_for(const std::string& check_id) const;
+  // Speed points for a correct submission whose time is `ratio` times the reference's.
+  double speed_score(double ratio) const;
+};
+
+Rubric load_rubric(const std::filesystem::path& path);
+Rubric parse_rubric(const std::string& toml_text, const std::string& source_name);
+
+}  // namespace grading

@@ -1,0 +1,200 @@
+#include "static_rules.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <sstream>
+
+namespace grading {
+namespace {
+
+size_t line_of(const std::string& text, size_t pos) { return size_t(std::count(text.begin(), text.begin() + long(pos), '\n')) + 1; }
+
+std::string at_line(const std::string& text, size_t pos) { return " (line " + std::to_string(line_of(text, pos)) + ")"; }
+
+bool forbids(const std::vector<std::string>& f, const char* lib) { return std::find(f.begin(), f.end(), lib) != f.end(); }
+
+const char* library_title(const std::string& lib) {
+  if (lib == "cub") return "CUB";
+  if (lib == "thrust") return "Thrust";
+  return "cuBLAS";
+}
+
+std::string library_reason(const std::string& lib, const std::string& what) {
+  return std::string("Your file uses ") + library_title(lib) + " (" + what +
+         "). This lab asks you to write the kernel yourself, so library calls that do the work are not accepted.";
+}
+
+// The harness functions lab code reaches through CUDALAB_CHECK and CUDALAB_CHECK_LAUNCH.
+bool allowed_harness_reference(const std::string& name) {
+  return name.rfind("cudalab::check_call(", 0) == 0 || name.rfind("cudalab::check_launch(", 0) == 0 ||
+         name.rfind("cudalab::note_source_file(", 0) == 0;
+}
+
+}  // namespace
+
+std::string strip_comments(const std::string& t, bool strings_too) {
+  std::string out;
+  out.reserve(t.size());
+  size_t i = 0;
+  while (i < t.size()) {
+    char c = t[i];
+    if (c == '/' && i + 1 < t.size() && t[i + 1] == '/') {
+      while (i < t.size() && t[i] != '\n') {
+        // A line comment ending in a backslash continues on the next line.
+        if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n') {
+          out += '\n';
+          i += 2;
+          continue;
+        }
+        ++i;
+      }
+      out += ' ';
+    } else if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') {
+      i += 2;
+      while (i < t.size() && !(t[i] == '*' && i + 1 < t.size() && t[i + 1] == '/')) {
+        if (t[i] == '\n') out += '\n';
+        ++i;
+      }
+      i += 2;
+      out += ' ';
+    } else if (c == 'R' && i + 1 < t.size() && t[i + 1] == '"' &&
+               (i == 0 || !(std::isalnum(static_cast<unsigned char>(t[i - 1])) || t[i - 1] == '_'))) {
+      // Raw string R"delim( ... )delim"
+      size_t open = t.find('(', i + 2);
+      if (open == std::string::npos) {
+        out += c;
+        ++i;
+        continue;
+      }
+      std::string close = ")" + t.substr(i + 2, open - i - 2) + "\"";
+      size_t end = t.find(close, open + 1);
+      end = end == std::string::npos ? t.size() : end + close.size();
+      if (strings_too) {
+        out += "R\"\"";
+        for (size_t k = i; k < end; ++k)
+          if (t[k] == '\n') out += '\n';
+      } else {
+        out.append(t, i, end - i);
+      }
+      i = end;
+    } else if (c == '"' || c == '\'') {
+      // A quote between digits is a digit separator (1'000'000), not a literal.
+      if (c == '\'' && i > 0 && std::isxdigit(static_cast<unsigned char>(t[i - 1])) && i + 1 < t.size() &&
+          std::isxdigit(static_cast<unsigned char>(t[i + 1]))) {
+        out += c;
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < t.size() && t[j] != c && t[j] != '\n') j += (t[j] == '\\') ? 2 : 1;
+      j = std::min(j + 1, t.size());
+      if (strings_too) {
+        out += c;
+        out += c;
+      } else {
+        out.append(t, i, j - i);
+      }
+      i = j;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::vector<Rejection> check_source(const std::string& text, const std::vector<std::string>& forbidden) {
+  std::vector<Rejection> out;
+  const std::string code_with_strings = strip_comments(text, false);  // #include "..." names survive
+  const std::string code = strip_comments(text, true);
+  std::smatch m;
+
+  static const std::regex main_def(R"((^|[^\w.>:])main\s*\()");
+  if (std::regex_search(code, m, main_def))
+    out.push_back({"defines_main", "Your file defines main" + at_line(code, size_t(m.position(0))) +
+                                       ". The harness provides main; a lab file only defines the lab's function. Remove your main."});
+
+  static const std::regex harness(R"(\bcudalab\s*::|\bnamespace\s+cudalab\b|\breport_channel_\w+|CUDALAB_VERDICT)");
+  if (std::regex_search(code, m, harness))
+    out.push_back({"harness_symbol", "Your file reaches into the harness (`" + m.str(0) + "`" + at_line(code, size_t(m.position(0))) +
+                                         "). Lab code may use CUDALAB_CHECK and CUDALAB_CHECK_LAUNCH, nothing else of the harness."});
+
+  // Code placed to run before main (prioritized constructors, init sections) could run
+  // before the harness is ready, which lab code never needs.
+  static const std::regex early(
+      R"(\b(constructor|init_priority)\s*\(\s*\d|\bsection\s*\(\s*"?\.?(pre)?init_array|\.(pre)?init_array|\.ctors)");
+  if (std::regex_search(code_with_strings, m, early))
+    out.push_back({"early_code", "Your file asks for code to run before main (`" + m.str(0) + "`" +
+                                     at_line(code_with_strings, size_t(m.position(0))) + "). Lab code does not need that; remove it."});
+
+  // A definition (not a call) of a CUDA runtime or driver function: name ( params ) {
+  static const std::regex runtime_def(
+      R"(([\w*&>]\s+|[*&]\s*)((cuda|cu)[A-Z]\w*|__cuda\w*)\s*\(([^;{}()]|\([^()]*\))*\)\s*(noexcept\s*)?\{)");
+  if (std::regex_search(code, m, runtime_def))
+    out.push_back({"cuda_runtime_definition",
+                   "Your file defines the CUDA function " + m.str(2) + at_line(code, size_t(m.position(2))) +
+                       ". The CUDA runtime must stay the real one; give your function another name."});
+
+  struct LibPattern {
+    const char* lib;
+    std::regex include, use;
+  };
+  static const LibPattern libs[] = {
+      {"cub", std::regex(R"(#\s*include\s*[<"]\s*cub/)"), std::regex(R"(\bcub\s*::)")},
+      {"thrust", std::regex(R"(#\s*include\s*[<"]\s*thrust/)"), std::regex(R"(\bthrust\s*::)")},
+      {"cublas", std::regex(R"(#\s*include\s*[<"]\s*cublas)"), std::regex(R"(\bcublas\w*)")},
+  };
+  for (const auto& lib : libs) {
+    if (!forbids(forbidden, lib.lib)) continue;
+    if (std::regex_search(code_with_strings, m, lib.include))
+      out.push_back({"forbidden_library", library_reason(lib.lib, "#include" + at_line(code_with_strings, size_t(m.position(0))))});
+    else if (std::regex_search(code, m, lib.use))
+      out.push_back({"forbidden_library", library_reason(lib.lib, "`" + m.str(0) + "`" + at_line(code, size_t(m.position(0))))});
+  }
+  return out;
+}
+
+std::vector<Rejection> check_object(const std::string& nm_output, const std::string& sections,
+                                    const std::vector<std::string>& forbidden) {
+  std::vector<Rejection> out;
+  auto add = [&](const char* rule, const std::string& reason) {
+    for (const auto& r : out)
+      if (r.rule == rule) return;  // one reason per rule is enough
+    out.push_back({rule, reason});
+  };
+  static const std::regex line_re(R"(^(.*) ([A-Za-z?]) *([0-9a-fA-F]*) *([0-9a-fA-F]*)\s*$)");
+  static const std::regex c_runtime(R"(^(cuda|cu)[A-Z]\w*$|^__cuda\w*$)");
+  std::istringstream in(nm_output);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, line_re)) continue;
+    const std::string name = m[1].str();
+    const char type = m[2].str()[0];
+    const bool undefined = type == 'U';
+    const bool strong_definition = type == 'T' || type == 'D' || type == 'B' || type == 'R';
+    if (strong_definition && name == "main")
+      add("defines_main", "Your file defines main. The harness provides main; a lab file only defines the lab's function.");
+    if (name.rfind("cudalab::", 0) == 0 && (strong_definition || (undefined && !allowed_harness_reference(name))))
+      add("harness_symbol", "Your file " + std::string(undefined ? "calls" : "defines") + " the harness's own " + name +
+                                ". Lab code may use CUDALAB_CHECK and CUDALAB_CHECK_LAUNCH, nothing else of the harness.");
+    if (strong_definition && std::regex_match(name, c_runtime))
+      add("cuda_runtime_definition", "Your file defines the CUDA function " + name +
+                                         ". The CUDA runtime must stay the real one; give your function another name.");
+    for (const char* lib : {"cub", "thrust", "cublas"}) {
+      if (!forbids(forbidden, lib)) continue;
+      const std::string ns = std::string(lib) + "::";
+      bool uses = std::string(lib) == "cublas" ? name.rfind("cublas", 0) == 0 : name.find(ns) != std::string::npos;
+      if (uses) add("forbidden_library", library_reason(lib, name.substr(0, 80)));
+    }
+  }
+  static const std::regex early_section(R"(\]\s+(\.preinit_array|\.init_array\.\d+|\.ctors\.\d+)\s)");
+  std::smatch m;
+  if (std::regex_search(sections, m, early_section))
+    add("early_code", "Your compiled file has code that runs before main (section " + m[1].str() +
+                          "). Lab code does not need that; remove it.");
+  return out;
+}
+
+}  // namespace grading

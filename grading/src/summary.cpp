@@ -1,0 +1,87 @@
+// summary.json and the closing lines: how many passed, how many failed, and why.
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "scoring.h"
+#include "util.h"
+#include "writers.h"
+
+namespace grading {
+
+std::vector<std::string> failure_reasons(const StudentResult& r) {
+  if (r.verdict == kNoSubmission) return {"no usable lab file (empty, missing or more than one)"};
+  if (r.verdict == kUnreadable) return {"the file is not readable source text"};
+  if (r.verdict == kBuildFailed) return {"does not compile"};
+  if (r.verdict == kRejected) return {"rejected: " + r.rule};
+  std::vector<std::string> out;
+  for (const auto& c : r.checks) {
+    if (c.status == "fail") out.push_back("wrong answer in " + c.id);
+    if (c.status == "error") out.push_back((c.own_process ? "crash or hang in " : "CUDA error in ") + c.id);
+    if (c.status == "not_run") out.push_back("not run: " + c.id);
+  }
+  return out;
+}
+
+nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rubric& rubric, const LabInfo& lab,
+                            const RunFacts& facts) {
+  using nlohmann::json;
+  std::map<std::string, int> verdicts, reasons, backends;
+  size_t passed = 0;
+  double total = 0, maximum = 0;
+  json students = json::array();
+  for (const auto& r : results) {
+    const Score s = score(r, rubric);
+    ++verdicts[r.verdict];
+    ++backends[r.backend];
+    if (s.correct) ++passed;
+    total += s.total;
+    maximum = std::max(maximum, s.maximum);
+    for (const auto& why : failure_reasons(r)) ++reasons[why];
+    students.push_back({{"student", r.student}, {"total", s.total}, {"maximum", s.maximum}, {"verdict", r.verdict},
+                        {"correct", s.correct}, {"backend", r.backend}});
+  }
+  std::vector<std::pair<std::string, int>> common(reasons.begin(), reasons.end());
+  std::stable_sort(common.begin(), common.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  json top = json::array();
+  for (size_t i = 0; i < common.size() && i < 8; ++i) top.push_back({{"reason", common[i].first}, {"students", common[i].second}});
+  json ref = json::object();
+  for (const auto& [gpu, ms] : facts.reference_ms) ref[gpu.empty() ? "cpu" : "gpu " + gpu] = ms;
+  return {{"lab", lab.lab},
+          {"title", lab.title},
+          {"rubric", rubric.path},
+          {"backend", facts.backend},
+          {"gpus", facts.gpus},
+          {"generated_at", now_utc_iso8601()},
+          {"students", results.size()},
+          {"passed", passed},
+          {"failed", results.size() - passed},
+          {"graded_this_run", facts.graded_now},
+          {"resumed", facts.resumed},
+          {"average", results.empty() ? 0.0 : total / double(results.size())},
+          {"maximum", maximum},
+          {"verdicts", verdicts},
+          {"backends", backends},
+          {"most_common_failures", top},
+          {"reference_ms", ref},
+          {"seconds", facts.seconds},
+          {"ignored_entries", facts.ignored},
+          {"results", students}};
+}
+
+std::string closing_summary(const nlohmann::json& s) {
+  std::ostringstream o;
+  o << "\nLab " << s["lab"].get<int>() << ": " << s["students"].get<size_t>() << " students, " << s["passed"].get<size_t>()
+    << " passed every check, " << s["failed"].get<size_t>() << " did not";
+  o << " (" << s["graded_this_run"].get<size_t>() << " graded now, " << s["resumed"].get<size_t>()
+    << " kept from an earlier run) in " << human_seconds(s["seconds"].get<double>()) << " on the "
+    << (s["backend"] == "cuda" ? "GPU" : "CPU backend") << ".\n";
+  if (!s["most_common_failures"].empty()) {
+    o << "Most common reasons for lost points:\n";
+    for (const auto& f : s["most_common_failures"])
+      o << "  " << f["students"].get<int>() << " x " << f["reason"].get<std::string>() << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace grading

@@ -1,0 +1,38 @@
+// What the grader writes for people: feedback for a student, Gradescope's results.json,
+// the gradebook and the run's summary.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "result.h"
+#include "rubric.h"
+#include "store.h"
+
+namespace grading {
+
+std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, const LabInfo& lab);
+nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, const LabInfo& lab);
+// One row per student; columns: student, total, maximum, verdict, backend, then one per check
+// (in `check_ids` order) and speed.
+std::string gradebook_csv(const std::vector<StudentResult>& results, const Rubric& rubric,
+                          const std::vector<std::string>& check_ids);
+
+struct RunFacts {
+  std::string backend;
+  std::vector<std::string> gpus;
+  std::map<std::string, double> reference_ms;
+  double seconds = 0;
+  size_t graded_now = 0, resumed = 0;
+  std::vector<std::string> ignored;
+};
+nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rubric& rubric, const LabInfo& lab,
+                            const RunFacts& facts);
+// The closing lines on the terminal.
+std::string closing_summary(const nlohmann::json& summary);
+
+// Why a student lost points, in a few words, for counting the most common reasons.
+std::vector<std::string> failure_reasons(const StudentResult& r);
+
+}  // namespace grading
