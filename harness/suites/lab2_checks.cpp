@@ -57,7 +57,7 @@ void add_block_sum_hints(CheckResult& r, size_t n, size_t blocks) {
   if (!unwritten && std::isnan(first.got))
     r.notes.push_back("NaN means an element past the end of the input was read: threads with an index "
                       ">= n must store 0 in their shared slot instead of reading in[i]");
-  else if (!unwritten && partial && r.mismatches.size() == 1 && first.index == blocks - 1)
+  else if (!unwritten && partial && blocks > 1 && r.mismatches.size() == 1 && first.index == blocks - 1)
     r.notes.push_back("only the last block is wrong, and it is partial (" + std::to_string(n % B) +
                       " elements): its other threads must still store 0 in their shared slot and "
                       "reach every __syncthreads()");
@@ -90,24 +90,27 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
 
   if (r.status == Status::Pass && t.status != Status::Pass) {
     // The first launch is right, so the fault is in the second one.
-    t.message = "the " + with_commas(blocks) + " block sums are right, but d_sum is not: " + t.message;
+    t.message = (blocks == 1 ? std::string("the block sum is right") : "the " + with_commas(blocks) + " block sums are right") +
+                ", but d_sum is not: " + t.message;
     if (is_poison(got))
       t.notes.push_back("the second launch (one block over d_block_sums) writes d_sum[0]: is it in place?");
     else if (std::isnan(got))
-      t.notes.push_back("the second launch read past the block sums: its n is the number of blocks, " +
-                        with_commas(blocks) + ", not the number of elements");
+      t.notes.push_back("the second launch read past the block sums: it has " + std::to_string(B) +
+                        " threads for " + with_commas(blocks) + " block sum" + (blocks == 1 ? "" : "s") +
+                        ", so its n must be the number of blocks and its threads past that must store 0");
     else if (blocks > 1 && std::fabs(double(got) - ref.sums[0]) <= t.tolerance)
       t.notes.push_back("d_sum holds block 0's sum alone: the second launch must add all " + with_commas(blocks) +
                         " block sums (its n is the number of blocks)");
     r = t;
   } else if (r.status == Status::Pass) {
-    r.message = "all " + with_commas(blocks) + " block sums right, and d_sum " + t.message;
+    r.message = (blocks == 1 ? std::string("the block sum is right") : "all " + with_commas(blocks) + " block sums right") +
+                "; d_sum: " + t.message;
     r.max_error = t.max_error;
     r.tolerance = t.tolerance;
   } else if (t.status == Status::Pass) {
     r.notes.push_back("d_sum is right even so: only the block sums in d_block_sums are wrong");
   } else {
-    r.notes.push_back("d_sum is wrong too: " + t.message);
+    r.notes.push_back(is_poison(got) ? std::string("d_sum was never written either") : "d_sum is wrong too: " + t.message);
   }
 
   // Writing past the end of either output is a failure even when the values are right.
