@@ -53,15 +53,15 @@
 //  between a correct kernel and that limit:
 //  * Bytes in flight. A load takes hundreds of nanoseconds to return, and the GPU only
 //    reaches full bandwidth with many loads outstanding at once. Issue all of a thread's
-//    loads before using any of them (the compiler does so for a loop with a fixed count,
-//    which is why kItemsPerThread is a constant), and make each load wide: a float4 load
-//    fetches 16 bytes in one instruction.
+//    loads before using any of them (the compiler can, for a loop with a fixed count and
+//    no branch around each load: kItemsPerThread is a constant for that reason), and make
+//    each load wide: a float4 load fetches 16 bytes in one instruction.
 //  * The end of the tree. Once fewer than 32 values are left, a single warp works and
 //    every step still waits at a barrier. Threads of one warp can pass values between
 //    registers with __shfl_down_sync, with no shared memory and no __syncthreads().
 //  The reference solution does both (8 float4 loads per thread, a shuffle tree in each
-//  warp) and reaches well over half of the copy bandwidth. Get your version right first;
-//  then see "going further".
+//  warp); the kit's bar for it is half of the copy bandwidth or more. Get your version
+//  right first, then see "going further".
 //
 //  THE TASK
 //  --------
@@ -83,11 +83,11 @@
 //  grows with the depth of the tree. The sizes sit on both sides of the places where one
 //  more block, or one more level, is needed, for B = 256, 512, 1024, 2048 and 8192 elements
 //  per block: B - 1 and B + 1, B^2 - 1 and B^2 + 1, B^3 + 1 where that fits, and 2^30 =
-//  1024^3 elements; a check's id says which, as in b1024_squared_plus_one.
-//  Small sizes and sizes that are not a multiple of 4 (for float4 loads) are there too. A wrong sum is explained when it can be:
-//  "the sum was never written", "equals the sum of the first 1,024 elements", "off by
-//  exactly one block". d_sum and d_scratch are fenced with guard values, so writing past
-//  their end is reported even when the sum comes out right.
+//  1024^3 elements; a check's id says which, as in b1024_squared_plus_one. Tiny sizes and
+//  sizes that are not a multiple of 4 (for float4 loads) are there too. A wrong sum is
+//  explained when it can be: "the sum was never written", "equals the sum of the first
+//  1,024 elements", "off by exactly one block". d_sum and d_scratch are fenced with guard
+//  values, so writing past their end is reported even when the sum comes out right.
 //  The timing sums 2^26 floats (256 MiB, five times the H100's L2 cache; --size changes it)
 //  and shows your GB/s next to the copy bandwidth, one CPU core, lab 1's kernel and
 //  NVIDIA's CUB library.
@@ -121,7 +121,7 @@ static size_t blocks_for(size_t m) { return (m + kPerBlock - 1) / kPerBlock; }
 // the sum to out[blockIdx.x]. Launched with kThreads threads per block.
 __global__ void reduce_level_kernel(const float* in, float* out, size_t n) {
   // TODO 1: each thread adds its kItemsPerThread elements into a float, starting from 0:
-  //           first = blockIdx.x * kPerBlock + threadIdx.x      (size_t: n can pass 2^31)
+  //           first = blockIdx.x * kPerBlock + threadIdx.x      (size_t: int overflows near 2^31)
   //           elements first + k * kThreads for k = 0 .. kItemsPerThread-1, those < n.
 
   // TODO 2: the block's tree, as in lab 2: each thread stores its float in

@@ -53,15 +53,15 @@
 //  between a correct kernel and that limit:
 //  * Bytes in flight. A load takes hundreds of nanoseconds to return, and the GPU only
 //    reaches full bandwidth with many loads outstanding at once. Issue all of a thread's
-//    loads before using any of them (the compiler does so for a loop with a fixed count,
-//    which is why kItemsPerThread is a constant), and make each load wide: a float4 load
-//    fetches 16 bytes in one instruction.
+//    loads before using any of them (the compiler can, for a loop with a fixed count and
+//    no branch around each load: kItemsPerThread is a constant for that reason), and make
+//    each load wide: a float4 load fetches 16 bytes in one instruction.
 //  * The end of the tree. Once fewer than 32 values are left, a single warp works and
 //    every step still waits at a barrier. Threads of one warp can pass values between
 //    registers with __shfl_down_sync, with no shared memory and no __syncthreads().
 //  The reference solution does both (8 float4 loads per thread, a shuffle tree in each
-//  warp) and reaches well over half of the copy bandwidth. Get your version right first;
-//  then see "going further".
+//  warp); the kit's bar for it is half of the copy bandwidth or more. Get your version
+//  right first, then see "going further".
 //
 //  THE TASK
 //  --------
@@ -82,12 +82,12 @@
 //  shows) and compares your d_sum with a double-precision CPU sum, within a tolerance that
 //  grows with the depth of the tree. The sizes sit on both sides of the places where one
 //  more block, or one more level, is needed, for B = 256, 512, 1024, 2048 and 8192 elements
-//  per block: B - 1 and B + 1, B^2 - 1 and B^2 + 1, and B^3 + 1 (three levels) where that
-//  fits, up to 2^30 = 1024^3 elements; a check's id says which, as in b1024_squared_plus_one.
-//  Small sizes and sizes that are not a multiple of 4 (for float4 loads) are there too. A wrong sum is explained when it can be:
-//  "the sum was never written", "equals the sum of the first 1,024 elements", "off by
-//  exactly one block". d_sum and d_scratch are fenced with guard values, so writing past
-//  their end is reported even when the sum comes out right.
+//  per block: B - 1 and B + 1, B^2 - 1 and B^2 + 1, B^3 + 1 where that fits, and 2^30 =
+//  1024^3 elements; a check's id says which, as in b1024_squared_plus_one. Tiny sizes and
+//  sizes that are not a multiple of 4 (for float4 loads) are there too. A wrong sum is
+//  explained when it can be: "the sum was never written", "equals the sum of the first
+//  1,024 elements", "off by exactly one block". d_sum and d_scratch are fenced with guard
+//  values, so writing past their end is reported even when the sum comes out right.
 //  The timing sums 2^26 floats (256 MiB, five times the H100's L2 cache; --size changes it)
 //  and shows your GB/s next to the copy bandwidth, one CPU core, lab 1's kernel and
 //  NVIDIA's CUB library.
@@ -141,8 +141,8 @@ __global__ void __launch_bounds__(kThreads) reduce_level_kernel(const float* __r
   const size_t n4 = (n - head) / 4;
   const size_t tail = head + 4 * n4;
 
-  // TODO 1, with float4s: the vectors of thread t are t, t + 256, ... of its block's 2048,
-  // so every load of a warp reads 512 contiguous bytes. All loads are issued first. Every
+  // Step 1, with float4s: the vectors of thread t are t, t + 256, ... of its block's 2048
+  // float4s, so every load of a warp reads 512 contiguous bytes. All loads are issued first. Every
   // block but the last is full: its loads need no bounds test, and without one (a branch
   // around each load) the compiler is free to issue all eight before the first add.
   const unsigned tid = threadIdx.x;
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(kThreads) reduce_level_kernel(const float* __r
     if (tail + tid < n) sum += in[tail + tid];
   }
 
-  // TODO 2, with shuffles: each warp sums its 32 values in registers, lane 0 of each warp
+  // Step 2, with shuffles: each warp sums its 32 values in registers, lane 0 of each warp
   // stores the warp's sum, and the first warp adds those kThreads / 32 values.
   __shared__ float warp_sums[kThreads / 32];
   sum = warp_sum(sum);
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(kThreads) reduce_level_kernel(const float* __r
   __syncthreads();  // every warp's sum is stored before warp 0 reads them
   if (tid < 32) {
     sum = warp_sum(tid < kThreads / 32 ? warp_sums[tid] : 0.0f);
-    // TODO 3
+    // Step 3: thread 0 writes the block's sum.
     if (tid == 0) out[blockIdx.x] = sum;
   }
 }

@@ -32,8 +32,7 @@ std::vector<CheckCase> cases() {
       {"block_plus_one", "n = blockDim + 1: a second block with a single element", Shape{{B + 1}}},
       {"non_power_of_two", "n = 100,000: 98 blocks, the last one partial", Shape{{100000}}},
       {"odd_size", "n = 524,289: 513 blocks, the last holding one element", Shape{{524289}}},
-      {"last_block_single", "n = 1023 x 1024 + 1: 1024 blocks, the last holding one element",
-       Shape{{(B - 1) * B + 1}}},
+      {"last_block_single", "n = 1023 x 1024 + 1: 1024 blocks, the last holding one element", Shape{{(B - 1) * B + 1}}},
       {"limit_minus_one", "n = 1024^2 - 1: the limit, one element short", Shape{{kMax - 1}}},
       {"limit", "n = 1024^2: the most this design can sum (1024 blocks of 1024)", Shape{{kMax}}},
   };
@@ -55,8 +54,9 @@ void add_block_sum_hints(CheckResult& r, size_t n, size_t blocks) {
   const bool partial = n % B != 0;
   const bool unwritten = is_poison(float(first.got));
   if (!unwritten && std::isnan(first.got))
-    r.notes.push_back("NaN means an element past the end of the input was read: threads with an index "
-                      ">= n must store 0 in their shared slot instead of reading in[i]");
+    r.notes.push_back(
+        "NaN means an element past the end of the input was read: threads with an index "
+        ">= n must store 0 in their shared slot instead of reading in[i]");
   else if (!unwritten && partial && blocks > 1 && r.mismatches.size() == 1 && first.index == blocks - 1)
     r.notes.push_back("only the last block is wrong, and it is partial (" + std::to_string(n % B) +
                       " elements): its other threads must still store 0 in their shared slot and "
@@ -90,27 +90,30 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
 
   if (r.status == Status::Pass && t.status != Status::Pass) {
     // The first launch is right, so the fault is in the second one.
-    t.message = (blocks == 1 ? std::string("the block sum is right") : "the " + with_commas(blocks) + " block sums are right") +
-                ", but d_sum is not: " + t.message;
+    t.message =
+        (blocks == 1 ? std::string("the block sum is right") : "the " + with_commas(blocks) + " block sums are right") +
+        ", but d_sum is not: " + t.message;
     if (is_poison(got))
       t.notes.push_back("the second launch (one block over d_block_sums) writes d_sum[0]: is it in place?");
     else if (std::isnan(got))
-      t.notes.push_back("the second launch read past the block sums: it has " + std::to_string(B) +
-                        " threads for " + with_commas(blocks) + " block sum" + (blocks == 1 ? "" : "s") +
+      t.notes.push_back("the second launch read past the block sums: it has " + std::to_string(B) + " threads for " +
+                        with_commas(blocks) + " block sum" + (blocks == 1 ? "" : "s") +
                         ", so its n must be the number of blocks and its threads past that must store 0");
     else if (blocks > 1 && std::fabs(double(got) - ref.sums[0]) <= t.tolerance)
       t.notes.push_back("d_sum holds block 0's sum alone: the second launch must add all " + with_commas(blocks) +
                         " block sums (its n is the number of blocks)");
     r = t;
   } else if (r.status == Status::Pass) {
-    r.message = (blocks == 1 ? std::string("the block sum is right") : "all " + with_commas(blocks) + " block sums right") +
-                "; d_sum: " + t.message;
+    r.message =
+        (blocks == 1 ? std::string("the block sum is right") : "all " + with_commas(blocks) + " block sums right") +
+        "; d_sum: " + t.message;
     r.max_error = t.max_error;
     r.tolerance = t.tolerance;
   } else if (t.status == Status::Pass) {
     r.notes.push_back("d_sum is right even so: only the block sums in d_block_sums are wrong");
   } else {
-    r.notes.push_back(is_poison(got) ? std::string("d_sum was never written either") : "d_sum is wrong too: " + t.message);
+    r.notes.push_back(is_poison(got) ? std::string("d_sum was never written either")
+                                     : "d_sum is wrong too: " + t.message);
   }
 
   // Writing past the end of either output is a failure even when the values are right.

@@ -15,9 +15,9 @@
 #include "cudalab/lab2.h"
 #include "diagnose.h"
 #include "guarded_buffer.h"
+#include "suite.h"
 #include "sum_baselines.h"
 #include "sum_reference.h"
-#include "suite.h"
 #include "timer.h"
 
 namespace cudalab {
@@ -55,7 +55,10 @@ TimingReport lab_timing(const TimingRequest& req) {
   row("your two launches, " + with_commas(calls) + " calls", "student", student.median_ms,
       calls > 1 ? "each call sums at most 1024^2 elements (lab 3 lifts this)" : "");
 
-  Timing cpu = time_host([&] { volatile double s = serial_sum(input); (void)s; });
+  Timing cpu = time_host([&] {
+    volatile double s = serial_sum(input);
+    (void)s;
+  });
   row("one CPU core (serial, double)", "cpu", cpu.median_ms);
   row("naive interleaved, all levels (harness)", "baseline", time_naive_interleaved_sum(data.get(), n).median_ms);
   row("CUB DeviceReduce::Sum", "vendor", time_cub_sum(data.get(), n).median_ms);

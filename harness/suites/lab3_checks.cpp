@@ -47,8 +47,10 @@ std::vector<CheckCase> cases() {
   c.push_back(sized("b1024_squared", "n = 1024^2: two full levels of 1024 (lab 2's limit)", 1 << 20));
   c.push_back(sized("odd_million", "n = 1,000,003: a prime, not a multiple of 4", 1000003));
   c.push_back(sized("tail_of_two", "n = 12,345,678: two elements past the last float4", 12345678));
-  c.push_back(sized("b256_cubed_plus_one", "B^3 + 1, B = 256: one element needs a fourth level", (size_t(1) << 24) + 1));
-  c.push_back(sized("b512_cubed_plus_one", "B^3 + 1, B = 512: one element needs a fourth level", (size_t(1) << 27) + 1));
+  c.push_back(
+      sized("b256_cubed_plus_one", "B^3 + 1, B = 256: one element needs a fourth level", (size_t(1) << 24) + 1));
+  c.push_back(
+      sized("b512_cubed_plus_one", "B^3 + 1, B = 512: one element needs a fourth level", (size_t(1) << 27) + 1));
   c.push_back(sized("b1024_cubed", "n = 2^30 = 1024^3: three full levels of 1024 (4 GiB)", size_t(1) << 30));
   // Smallest first: the quick checks report before the large ones take their time.
   std::stable_sort(c.begin(), c.end(),
@@ -62,13 +64,15 @@ void add_level_hints(CheckResult& r, float got, size_t n) {
   if (is_poison(got)) {
     int levels = 1;
     for (size_t m = n; m > 1024; m = (m + 1023) / 1024) ++levels;
-    r.notes.push_back("d_sum is written by the level that runs as a single block; with the notebook's 1024 "
-                      "elements per block, n = " + with_commas(n) + " takes " + std::to_string(levels) +
-                      (levels == 1 ? " level" : " levels") +
-                      ". Is every TODO done (TODO 4 is the loop that runs until a level has one block)?");
+    r.notes.push_back(
+        "d_sum is written by the level that runs as a single block; with the notebook's 1024 "
+        "elements per block, n = " +
+        with_commas(n) + " takes " + std::to_string(levels) + (levels == 1 ? " level" : " levels") +
+        ". Is every TODO done (TODO 4 is the loop that runs until a level has one block)?");
   } else if (std::isnan(got)) {
-    r.notes.push_back("a level read a value nobody wrote: d_scratch starts out as NaN, and a level's n is the "
-                      "number of blocks of the level before it");
+    r.notes.push_back(
+        "a level read a value nobody wrote: d_scratch starts out as NaN, and a level's n is the "
+        "number of blocks of the level before it");
   }
 }
 
@@ -81,8 +85,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   in.upload(input);
   scratch.poison();  // "garbage on entry", made visible: reading it before writing gives NaN
   total.poison();
-  call_lab_function("lab3::multilevel_sum",
-                    [&] { lab3::multilevel_sum(in.get(), scratch.get(), total.get(), n); });
+  call_lab_function("lab3::multilevel_sum", [&] { lab3::multilevel_sum(in.get(), scratch.get(), total.get(), n); });
 
   const SumReference exact = sum_reference(input);
   const float got = total.download()[0];

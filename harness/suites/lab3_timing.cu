@@ -7,9 +7,9 @@
 #include "cudalab/lab3.h"
 #include "diagnose.h"
 #include "guarded_buffer.h"
+#include "suite.h"
 #include "sum_baselines.h"
 #include "sum_reference.h"
-#include "suite.h"
 #include "timer.h"
 
 namespace cudalab {
@@ -40,7 +40,10 @@ TimingReport lab_timing(const TimingRequest& req) {
   Timing student = time_gpu([&] { lab3::multilevel_sum(data.get(), scratch.get(), total.get(), n); });
   row("your multi-level sum, all levels", "student", student.median_ms);
 
-  Timing cpu = time_host([&] { volatile double s = serial_sum(input); (void)s; });
+  Timing cpu = time_host([&] {
+    volatile double s = serial_sum(input);
+    (void)s;
+  });
   row("one CPU core (serial, double)", "cpu", cpu.median_ms);
   row("naive interleaved, all levels (harness)", "baseline", time_naive_interleaved_sum(data.get(), n).median_ms);
   row("CUB DeviceReduce::Sum", "vendor", time_cub_sum(data.get(), n).median_ms);
