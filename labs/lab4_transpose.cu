@@ -160,7 +160,7 @@ __global__ void transpose_kernel(const float* in, float* out, int rows, int cols
 }
 
 void lab4::transpose(const float* d_in, float* d_out, int rows, int cols) {
-  const dim3 block(kTile, kBlockRows);                                    // 32 x 8 = 256 threads
+  const dim3 block(kTile, kBlockRows);                                      // 32 x 8 = 256 threads
   const dim3 grid((cols + kTile - 1) / kTile, (rows + kTile - 1) / kTile);  // whole tiles, rounded up
   transpose_kernel<<<grid, block>>>(d_in, d_out, rows, cols);
   CUDALAB_CHECK_LAUNCH("transpose_kernel");

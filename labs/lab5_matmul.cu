@@ -156,7 +156,7 @@ __global__ void matmul_kernel(const float* A, const float* B, float* C, int M, i
 }
 
 void lab5::matmul(const float* d_A, const float* d_B, float* d_C, int M, int N, int K) {
-  const dim3 block(kTile, kTile);                                  // 32 x 32 = 1024 threads
+  const dim3 block(kTile, kTile);                                     // 32 x 32 = 1024 threads
   const dim3 grid((N + kTile - 1) / kTile, (M + kTile - 1) / kTile);  // tiles of C, rounded up
   matmul_kernel<<<grid, block>>>(d_A, d_B, d_C, M, N, K);
   CUDALAB_CHECK_LAUNCH("matmul_kernel");

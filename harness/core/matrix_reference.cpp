@@ -50,8 +50,8 @@ std::vector<size_t> sample_rows(size_t M, size_t tile, size_t count, uint64_t se
   return rows;
 }
 
-ProductRows product_reference(const std::vector<float>& A, const std::vector<float>& B, size_t M, size_t N,
-                              size_t K, std::vector<size_t> rows) {
+ProductRows product_reference(const std::vector<float>& A, const std::vector<float>& B, size_t M, size_t N, size_t K,
+                              std::vector<size_t> rows) {
   (void)M;
   ProductRows p;
   p.rows = std::move(rows);
@@ -82,8 +82,7 @@ ProductRows product_reference(const std::vector<float>& A, const std::vector<flo
   return p;
 }
 
-void cpu_matmul_rows(const float* A, const float* B, float* C, size_t N, size_t K, size_t row_begin,
-                     size_t row_end) {
+void cpu_matmul_rows(const float* A, const float* B, float* C, size_t N, size_t K, size_t row_begin, size_t row_end) {
   for (size_t i = row_begin; i < row_end; ++i) {
     float* c = C + i * N;
     std::fill(c, c + N, 0.0f);

@@ -32,8 +32,8 @@ struct ProductRows {
   std::vector<size_t> rows;
   std::vector<double> value, abs_dot;
 };
-ProductRows product_reference(const std::vector<float>& A, const std::vector<float>& B, size_t M, size_t N,
-                              size_t K, std::vector<size_t> rows);
+ProductRows product_reference(const std::vector<float>& A, const std::vector<float>& B, size_t M, size_t N, size_t K,
+                              std::vector<size_t> rows);
 
 // All rows 0 .. M-1 (for product_reference).
 std::vector<size_t> all_rows(size_t M);
@@ -45,7 +45,6 @@ std::vector<size_t> sample_rows(size_t M, size_t tile, size_t count, uint64_t se
 
 // One CPU core, float, the i-k-j loop order (rows of B streamed, vectorizable): C's rows
 // [row_begin, row_end) only. The "one CPU core" timing row, measured on a few rows.
-void cpu_matmul_rows(const float* A, const float* B, float* C, size_t N, size_t K, size_t row_begin,
-                     size_t row_end);
+void cpu_matmul_rows(const float* A, const float* B, float* C, size_t N, size_t K, size_t row_begin, size_t row_end);
 
 }  // namespace cudalab

@@ -80,21 +80,26 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   if (r.status == Status::Fail) {
     size_t nan = 0, copied = 0, unwritten = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (is_poison(got[i])) ++unwritten;
-      else if (std::isnan(got[i])) ++nan;
+      if (is_poison(got[i]))
+        ++unwritten;
+      else if (std::isnan(got[i]))
+        ++nan;
       if (got[i] == input[i]) ++copied;
     }
     if (nan)
-      r.notes.push_back("NaN that is not the poison came from reading past the end of the input (the harness "
-                        "puts NaN there): load only elements whose row < rows and column < cols");
+      r.notes.push_back(
+          "NaN that is not the poison came from reading past the end of the input (the harness "
+          "puts NaN there): load only elements whose row < rows and column < cols");
     // With one row or one column, the transpose is the same bytes as the input: no hint then.
     if (rows > 1 && cols > 1 && copied > n / 2 && copied > 4)
-      r.notes.push_back("most of your output equals the input in the same order: it was copied, not transposed "
-                        "(read tile[threadIdx.x][...] on the way out, and swap blockIdx.x and blockIdx.y)");
+      r.notes.push_back(
+          "most of your output equals the input in the same order: it was copied, not transposed "
+          "(read tile[threadIdx.x][...] on the way out, and swap blockIdx.x and blockIdx.y)");
     // Bounds symptoms (gaps, or stores past the end) on a rectangle: the classic rows/cols mix-up.
     if (rows != cols && unwritten < n && (unwritten > 0 || out_guards.overwritten > 0))
-      r.notes.push_back("rows != cols here: the output has cols rows and rows columns; check that each bounds "
-                        "test compares with the right one");
+      r.notes.push_back(
+          "rows != cols here: the output has cols rows and rows columns; check that each bounds "
+          "test compares with the right one");
   }
 
   add_canary_verdict(r, "d_out", n, out_guards.overwritten, out_guards.first);
@@ -113,10 +118,10 @@ const LabSuite& lab_suite() {
       run,
       [](const Shape& s) -> std::string {
         // In double: the product of two --size values may not fit 64 bits.
-        if (double(s.dims[0]) * double(s.dims[1]) >= 2147483648.0)
-          return "lab 4 takes rows x cols below 2^31 elements";
+        if (double(s.dims[0]) * double(s.dims[1]) >= 2147483648.0) return "lab 4 takes rows x cols below 2^31 elements";
         if (s.dims[0] > kMaxRows)
-          return "at most " + with_commas(kMaxRows) + " rows: the grid has one block row per 32 rows, and "
+          return "at most " + with_commas(kMaxRows) +
+                 " rows: the grid has one block row per 32 rows, and "
                  "gridDim.y is at most 65,535";
         return "";
       },

@@ -51,8 +51,8 @@ std::vector<CheckCase> cases() {
       {"whole_tiles", "M 256, N 512, K 1024: whole tiles everywhere, rectangular", mnk(256, 512, 1024)},
       {"large_odd_sampled", "M 2049, N 3001, K 2500: large and odd (24 sampled rows of C checked)",
        mnk(2049, 3001, 2500), true},
-      {"timed_size_sampled", "4096 x 4096 x 4096: the timed size (24 sampled rows of C checked)",
-       mnk(4096, 4096, 4096), true},
+      {"timed_size_sampled", "4096 x 4096 x 4096: the timed size (24 sampled rows of C checked)", mnk(4096, 4096, 4096),
+       true},
   };
 }
 
@@ -104,8 +104,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   dA.upload(a);
   dB.upload(b);
   dC.poison();
-  call_lab_function("lab5::matmul",
-                    [&] { lab5::matmul(dA.get(), dB.get(), dC.get(), int(M), int(N), int(K)); });
+  call_lab_function("lab5::matmul", [&] { lab5::matmul(dA.get(), dB.get(), dC.get(), int(M), int(N), int(K)); });
 
   const bool sampled = double(M) * double(N) * double(K) > kFullReferenceWork;
   const ProductRows ref =
@@ -116,8 +115,8 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   for (size_t row : ref.rows) got.insert(got.end(), all.begin() + row * N, all.begin() + (row + 1) * N);
 
   const OutputLayout layout = product_layout(N, ref.rows, sampled);
-  CheckResult r = compare_outputs(ref.value, got, [&](size_t i) { return dot_tolerance(K, ref.abs_dot[i]); },
-                                  layout);
+  CheckResult r = compare_outputs(
+      ref.value, got, [&](size_t i) { return dot_tolerance(K, ref.abs_dot[i]); }, layout);
   if (sampled) {
     // compare_outputs saw only the sampled rows: put C's own row numbers in the mismatches.
     for (auto& m : r.mismatches)
@@ -130,25 +129,32 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   if (r.status == Status::Fail) {
     size_t nan = 0, zeros = 0, unwritten = 0;
     for (float v : got) {
-      if (is_poison(v)) ++unwritten;
-      else if (std::isnan(v)) ++nan;
-      else if (v == 0.0f) ++zeros;
+      if (is_poison(v))
+        ++unwritten;
+      else if (std::isnan(v))
+        ++nan;
+      else if (v == 0.0f)
+        ++zeros;
     }
     if (nan)
-      r.notes.push_back(with_commas(nan) + " elements are NaN: a tile load read past the end of A or B (the "
+      r.notes.push_back(with_commas(nan) +
+                        " elements are NaN: a tile load read past the end of A or B (the "
                         "harness puts NaN there). Load 0 into the tile where the row or column is outside the "
                         "matrix: then the extra products add nothing");
     if (missing_last_k_tile(r, a, b, N, K, ref))
-      r.notes.push_back(K < T ? "K = " + std::to_string(K) + " is less than one tile and nothing was added up: the "
-                                "loop over tiles must run ceil(K / 32) times, here once"
+      r.notes.push_back(K < T ? "K = " + std::to_string(K) +
+                                    " is less than one tile and nothing was added up: the "
+                                    "loop over tiles must run ceil(K / 32) times, here once"
                               : "K = " + std::to_string(K) + ": your results equal the sum over the first " +
-                                    std::to_string(K - K % T) + " values of k only. The last tile along k is "
+                                    std::to_string(K - K % T) +
+                                    " values of k only. The last tile along k is "
                                     "partial: the loop over tiles must run ceil(K / 32) times");
     else if (zeros == got.size())
       r.notes.push_back("every element is exactly 0: was anything accumulated, and written after the k loop?");
     if (c_guards.overwritten && unwritten < got.size())
-      r.notes.push_back("a store without its bounds test also writes onto the NEXT row of C when col >= N "
-                        "(row * N + col wraps around), so it can spoil good elements: fix the store's test first");
+      r.notes.push_back(
+          "a store without its bounds test also writes onto the NEXT row of C when col >= N "
+          "(row * N + col wraps around), so it can spoil good elements: fix the store's test first");
   }
 
   add_canary_verdict(r, "d_C", M * N, c_guards.overwritten, c_guards.first);
@@ -171,7 +177,8 @@ const LabSuite& lab_suite() {
         if (double(M) * K >= limit || double(K) * N >= limit || double(M) * N >= limit)
           return "lab 5 takes matrices (M x K, K x N and M x N) below 2^31 elements each";
         if (M > kMaxM)
-          return "M at most " + with_commas(kMaxM) + ": the grid has one block row per 32 rows of C, and "
+          return "M at most " + with_commas(kMaxM) +
+                 ": the grid has one block row per 32 rows of C, and "
                  "gridDim.y is at most 65,535";
         return "";
       },

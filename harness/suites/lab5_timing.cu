@@ -78,10 +78,9 @@ TimingReport lab_timing(const TimingRequest& req) {
   Timing cpu = time_host([&] { cpu_matmul_rows(a.data(), b.data(), host_c.data(), N, K, 0, cpu_rows); }, 3);
   const double cpu_ms = cpu.median_ms * double(M) / double(cpu_rows);
   // In GFLOP/s: a CPU core's rate would print as 0.00 TFLOP/s.
-  t.rows.push_back({"one CPU core (i-k-j loops)", "cpu", cpu_ms, flops / (cpu_ms * 1e6), "GFLOP/s", 0,
-                    cpu_rows == M ? ""
-                                  : "measured on " + with_commas(cpu_rows) + " rows of C and scaled to all " +
-                                        with_commas(M)});
+  t.rows.push_back(
+      {"one CPU core (i-k-j loops)", "cpu", cpu_ms, flops / (cpu_ms * 1e6), "GFLOP/s", 0,
+       cpu_rows == M ? "" : "measured on " + with_commas(cpu_rows) + " rows of C and scaled to all " + with_commas(M)});
   row("naive: one thread per element, 16 x 16 (harness)", "baseline",
       time_naive_matmul(dA.get(), dB.get(), dC.get(), m, n, k).median_ms);
   row("cuBLAS SGEMM", "vendor", cublas_ms);
