@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -27,6 +28,11 @@ std::string lpad(std::string s, size_t width) {
 std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+std::string number3(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 std::string number(double v) {
@@ -115,11 +121,13 @@ void TerminalReport::timing(const TimingReport& t) {
   }
   line(paint("  timing", kBold) + "  " + t.size + "  (" + t.note + ")");
   const TimingRow* mine = t.find("student");
-  line(paint("  " + pad("", 46) + lpad("time", 11) + lpad("rate", 16) + lpad("of ceiling", 12) +
+  size_t width = 20;
+  for (const auto& r : t.rows) width = std::max(width, r.name.size() + 4);
+  line(paint("  " + pad("", width) + lpad("time", 11) + lpad("rate", 16) + lpad("of ceiling", 12) +
                  lpad("yours is", 12),
              kDim));
   for (const auto& r : t.rows) {
-    std::string rate = r.rate > 0 ? fixed(r.rate, r.rate >= 100 ? 0 : 2) + " " + r.unit : "";
+    std::string rate = r.rate <= 0 ? "" : (r.rate >= 100 ? fixed(r.rate, 0) : r.rate >= 1 ? fixed(r.rate, 2) : number3(r.rate)) + " " + r.unit;
     std::string frac = r.of_ceiling > 0 ? fixed(100 * r.of_ceiling, 1) + "%" : "";
     std::string speed;
     if (mine && &r != mine && r.ms > 0 && mine->ms > 0 && r.role != "end_to_end")
@@ -129,7 +137,7 @@ void TerminalReport::timing(const TimingReport& t) {
                          : fixed(1 / ratio, 1 / ratio >= 10 ? 0 : 2) + "x slower";
     }
     std::string name = r.name + (r.note.empty() ? "" : " *");
-    line("  " + pad(name, 45) + " " + lpad(r.ms > 0 ? format_ms(r.ms) : "", 11) + lpad(rate, 16) + lpad(frac, 12) +
+    line("  " + pad(name, width) + lpad(r.ms > 0 ? format_ms(r.ms) : "", 11) + lpad(rate, 16) + lpad(frac, 12) +
          lpad(speed, 12));
   }
   for (const auto& r : t.rows)
