@@ -124,7 +124,7 @@ void TerminalReport::timing(const TimingReport& t) {
   size_t width = 20;
   for (const auto& r : t.rows) width = std::max(width, r.name.size() + 4);
   line(paint("  " + pad("", width) + lpad("time", 11) + lpad("rate", 16) + lpad("of ceiling", 12) +
-                 lpad("yours is", 12),
+                 lpad("yours is", 15),
              kDim));
   for (const auto& r : t.rows) {
     std::string rate = r.rate <= 0 ? "" : (r.rate >= 100 ? fixed(r.rate, 0) : r.rate >= 1 ? fixed(r.rate, 2) : number3(r.rate)) + " " + r.unit;
@@ -138,7 +138,7 @@ void TerminalReport::timing(const TimingReport& t) {
     }
     std::string name = r.name + (r.note.empty() ? "" : " *");
     line("  " + pad(name, width) + lpad(r.ms > 0 ? format_ms(r.ms) : "", 11) + lpad(rate, 16) + lpad(frac, 12) +
-         lpad(speed, 12));
+         lpad(speed, 15));
   }
   for (const auto& r : t.rows)
     if (!r.note.empty()) line(paint("  * " + r.name + ": " + r.note, kDim));
