@@ -259,10 +259,12 @@ StudentResult run_and_finish(const GradingContext& ctx, Built built, const std::
   }
   std::string full_run_problem;
   if (!full.has_report) {
-    full_run_problem = "your program " + explain_failed_run(full.raw);
-    if (!full.raw.timed_out && full.raw.term_signal == 0) full_run_problem = "your program " + full.problem;
-    r.notes.push_back("The full run of the checks " + full_run_problem.substr(13) +
-                      "; each check was then run alone in its own process.");
+    // No report: the program died, hung or left early (its own reason), or the channel
+    // carried something that cannot be believed (the channel's reason).
+    const bool died = full.raw.timed_out || full.raw.term_signal || full.problem.find("ended before") != std::string::npos;
+    full_run_problem = died ? "your program " + explain_failed_run(full.raw) : full.problem;
+    r.notes.push_back("The full run of the checks stopped (" + full_run_problem +
+                      "), so each check was then run alone in its own process.");
     for (const auto& ref : ctx.reference_checks) {
       CheckOutcome c = ref;
       c.details.clear();

@@ -1,6 +1,7 @@
 // summary.json and the closing lines: how many passed, how many failed, and why.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "scoring.h"
@@ -14,19 +15,21 @@ std::vector<std::string> failure_reasons(const StudentResult& r) {
   if (r.verdict == kUnreadable) return {"the file is not readable source text"};
   if (r.verdict == kBuildFailed) return {"does not compile"};
   if (r.verdict == kRejected) return {"rejected: " + r.rule};
-  std::vector<std::string> out;
+  // One reason per kind, not per check: "wrong answers" counts students, not checks.
+  std::set<std::string> out;
   for (const auto& c : r.checks) {
-    if (c.status == "fail") out.push_back("wrong answer in " + c.id);
-    if (c.status == "error") out.push_back((c.own_process ? "crash or hang in " : "CUDA error in ") + c.id);
-    if (c.status == "not_run") out.push_back("not run: " + c.id);
+    if (c.status == "fail") out.insert("wrong answers");
+    if (c.status == "error") out.insert(c.own_process ? "crashed or hung" : "CUDA errors");
+    if (c.status == "not_run") out.insert("checks that could not run");
   }
-  return out;
+  if (out.empty() && !r.reason.empty()) out.insert("no report from the full run");
+  return {out.begin(), out.end()};
 }
 
 nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rubric& rubric, const LabInfo& lab,
                             const RunFacts& facts) {
   using nlohmann::json;
-  std::map<std::string, int> verdicts, reasons, backends;
+  std::map<std::string, int> verdicts, reasons, backends, failed_checks;
   size_t passed = 0;
   double total = 0, maximum = 0;
   json students = json::array();
@@ -38,6 +41,9 @@ nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rub
     total += s.total;
     maximum = std::max(maximum, s.maximum);
     for (const auto& why : failure_reasons(r)) ++reasons[why];
+    if (r.verdict == kGraded)
+      for (const auto& c : r.checks)
+        if (c.status != "pass" && c.status != "skipped") ++failed_checks[c.id];
     students.push_back({{"student", r.student}, {"total", s.total}, {"maximum", s.maximum}, {"verdict", r.verdict},
                         {"correct", s.correct}, {"backend", r.backend}});
   }
@@ -63,6 +69,7 @@ nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rub
           {"verdicts", verdicts},
           {"backends", backends},
           {"most_common_failures", top},
+          {"failed_checks", failed_checks},
           {"reference_ms", ref},
           {"seconds", facts.seconds},
           {"ignored_entries", facts.ignored},
