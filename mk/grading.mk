@@ -49,7 +49,7 @@ gradescope:
 # Tests: unit tests of the grader's parts, then every fixture graded end to end on the CPU.
 $(GRADING_OUT)/tests/%.o: tests/grading/%.cpp
 	@mkdir -p $(@D)
-	$(GRADING_CXX) -Igrading/src -c $< -o $@
+	$(GRADING_CXX) -Igrading/src -DCUDALAB_REPO='"$(CURDIR)"' -c $< -o $@
 $(GRADING_OUT)/grading_tests: $(GRADING_TEST_OBJS) $(GRADING_LIB_OBJS)
 	$(GRADING_CXX) $^ $(GRADING_LIBS) -o $@
 

@@ -66,7 +66,9 @@ void choose_file(Submission& s, const fs::path& dir, const std::vector<fs::path>
     const std::string name = f.filename().string();
     if (lower(name) == lower(opt.lab_file_name)) exact.push_back(f);
     if (names_lab(name, opt.lab)) named.push_back(f);
-    if (is_source_name(name)) sources.push_back(f);
+    // A .cu file named for another lab ("lab30.cu" in lab 3) is not this lab's fallback.
+    static const std::regex any_lab("(^|[^a-zA-Z])lab[ _-]?[0-9]+", std::regex::icase);
+    if (is_source_name(name) && !std::regex_search(name, any_lab)) sources.push_back(f);
   }
   auto take = [&](const fs::path& f) { s.file = f; };
   auto several = [&](const std::vector<fs::path>& c) {

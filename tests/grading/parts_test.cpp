@@ -1,0 +1,241 @@
+// Unit tests of the grader's parts: discovery, source text, static rules, rubric, scoring,
+// the verdict frame.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "discover.h"
+#include "result.h"
+#include "rubric.h"
+#include "scoring.h"
+#include "source_text.h"
+#include "static_rules.h"
+#include "util.h"
+#include "verdict_frame.h"
+
+using namespace grading;
+
+namespace {
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("cudalab-grading-unit-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+void touch(const fs::path& p, const std::string& text = "// lab\n") {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+const Submission& find(const Discovery& d, const std::string& student) {
+  for (const auto& s : d.submissions)
+    if (s.student == student) return s;
+  FAIL("no student " << student);
+  throw 0;
+}
+DiscoverOptions lab3() { return DiscoverOptions{3, "lab3_multilevel_sum.cu", "submission"}; }
+}  // namespace
+
+TEST_CASE("discovery: folders, flat files and every odd case gets a verdict") {
+  fs::path root = fresh_dir("discover");
+  touch(root / "alice" / "lab3_multilevel_sum.cu");
+  touch(root / "alice" / "notes.txt");
+  touch(root / "bob" / "src" / "Lab3.cu");          // any name with the lab's number, nested
+  touch(root / "carol" / "lab3.cu");
+  touch(root / "carol" / "lab3_v2.cu");             // two candidates
+  fs::create_directories(root / "dave");            // empty
+  touch(root / "erin" / "lab30.cu");                // lab 30 is not lab 3
+  touch(root / "erin" / "readme.md");
+  touch(root / "frank" / "reduce.cu");              // the only .cu file
+  touch(root / "gina_lab3_final.cu");               // flat file
+  touch(root / "syllabus.pdf");                     // ignored at the top
+  touch(root / "harry" / "lab3.cu.pdf");
+  touch(root / "harry" / "lab3.cu");                // the .cu wins over other lab3 files
+  fs::create_directory_symlink("/etc", root / "ivan");  // a link is no student's folder
+
+  Discovery d = discover(root, lab3());
+  CHECK(find(d, "alice").file->filename() == "lab3_multilevel_sum.cu");
+  CHECK(find(d, "bob").file->filename() == "Lab3.cu");
+  CHECK_FALSE(find(d, "carol").file);
+  CHECK(find(d, "carol").problem.find("more than one file") != std::string::npos);
+  CHECK(find(d, "dave").problem.find("empty") != std::string::npos);
+  CHECK_FALSE(find(d, "erin").file);
+  CHECK(find(d, "erin").problem.find("no lab 3 file") != std::string::npos);
+  CHECK(find(d, "frank").file->filename() == "reduce.cu");
+  CHECK(find(d, "frank").notes.size() == 1);
+  CHECK(find(d, "gina").file->filename() == "gina_lab3_final.cu");
+  CHECK(find(d, "harry").file->filename() == "lab3.cu");
+  CHECK(d.submissions.size() == 8);
+  CHECK(std::find(d.ignored.begin(), d.ignored.end(), "syllabus.pdf") != d.ignored.end());
+  CHECK(std::find(d.ignored.begin(), d.ignored.end(), "ivan") != d.ignored.end());
+}
+
+TEST_CASE("discovery: a Gradescope-style submission/ folder is one student") {
+  fs::path root = fresh_dir("gradescope");
+  touch(root / "submission" / "lab3_multilevel_sum.cu");
+  Discovery d = discover(root, lab3());
+  REQUIRE(d.submissions.size() == 1);
+  CHECK(d.submissions[0].student == "submission");
+  CHECK(d.submissions[0].file);
+  Discovery direct = discover(root / "submission", lab3());
+  REQUIRE(direct.submissions.size() == 1);
+  CHECK(direct.submissions[0].file);
+}
+
+TEST_CASE("lab token: lab3, Lab_3, LAB-03, not lab30 nor collab3") {
+  CHECK(names_lab("lab3.cu", 3));
+  CHECK(names_lab("Lab_3_sum.cu", 3));
+  CHECK(names_lab("x-LAB-03.cu", 3));
+  CHECK_FALSE(names_lab("lab30.cu", 3));
+  CHECK_FALSE(names_lab("collab3.cu", 3));
+  CHECK_FALSE(names_lab("lab1.cu", 3));
+}
+
+TEST_CASE("source text: BOM, CRLF, UTF-16, Latin-1 converted with notes; binaries refused") {
+  SourceText bom = normalize_source("\xEF\xBB\xBFint x;\r\nint y;\r\n");
+  REQUIRE(bom.ok);
+  CHECK(bom.text == "int x;\nint y;\n");
+  CHECK(bom.notes.size() == 2);
+
+  std::string utf16 = "\xFF\xFE";
+  for (char c : std::string("int z;\n")) utf16 += std::string{c, '\0'};
+  SourceText u = normalize_source(utf16);
+  REQUIRE(u.ok);
+  CHECK(u.text == "int z;\n");
+
+  SourceText latin = normalize_source("// caf\xE9\nint w;\n");
+  REQUIRE(latin.ok);
+  CHECK(latin.text == "// caf\xC3\xA9\nint w;\n");
+
+  SourceText elf = normalize_source(std::string("\x7F" "ELF\x02\x01\x01\0\0\0", 10));
+  CHECK_FALSE(elf.ok);
+  CHECK(elf.problem.find("not text") != std::string::npos);
+  CHECK_FALSE(normalize_source("").ok);
+  CHECK_FALSE(normalize_source(std::string(3000, 'a'), 2000).ok);
+}
+
+TEST_CASE("static rules on source: what is rejected, and what only looks like it") {
+  auto rule = [](const std::string& src, std::vector<std::string> forbid = {"cub", "thrust", "cublas"}) {
+    auto r = check_source(src, forbid);
+    return r.empty() ? std::string() : r.front().rule;
+  };
+  CHECK(rule("int main(int argc, char** argv) { return 0; }") == "defines_main");
+  CHECK(rule("int\nmain () {}") == "defines_main");
+  CHECK(rule("void f() { obj.main(); ns::main(); }") == "");
+  CHECK(rule("// int main() {}\n/* main() */ const char* s = \"main()\";") == "");
+  CHECK(rule("namespace cudalab { void report_channel_send(); }") == "harness_symbol");
+  CHECK(rule("void f() { cudalab::report_channel_send(\"{}\"); }") == "harness_symbol");
+  CHECK(rule("void f() { CUDALAB_CHECK(cudaMalloc(&p, 4)); CUDALAB_CHECK_LAUNCH(\"k\"); }") == "");
+  CHECK(rule("extern \"C\" cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }") == "cuda_runtime_definition");
+  CHECK(rule("cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind k) {\n return cudaSuccess; }") ==
+        "cuda_runtime_definition");
+  CHECK(rule("void f() { if (cudaMalloc(&p, n)) { return; } while (cudaGetLastError() != cudaSuccess) {} }") == "");
+  CHECK(rule("__attribute__((constructor(101))) static void early() {}") == "early_code");
+  CHECK(rule("#include <cub/cub.cuh>\n") == "forbidden_library");
+  CHECK(rule("#include \"thrust/reduce.h\"\n") == "forbidden_library");
+  CHECK(rule("void f() { cublasSgemm(h); }") == "forbidden_library");
+  CHECK(rule("#include <cub/cub.cuh>\n", {"cublas"}) == "");  // lab 4 and 5 allow CUB
+  CHECK(rule("// we do not use cub:: here\n") == "");
+}
+
+TEST_CASE("static rules on the compiled object") {
+  const std::string nm =
+      "main T 0 10\n"
+      "cudalab::report_channel_send(std::string const&) U\n"
+      "cudalab::check_launch(char const*, char const*, int) U\n"
+      "cudaMalloc T 20 30\n"
+      "cudaError cudaMalloc<float>(float**, unsigned long) W 0 10\n"
+      "cudaError cub::CUB_300001_SM_800::DeviceReduce::Sum<float*, float*, int>(void*) W 0 10a3\n";
+  auto r = check_object(nm, "  [601] .init_array.00101 INIT_ARRAY 0 0 8 08 WA 0 0 8\n", {"cub"});
+  std::vector<std::string> rules;
+  for (const auto& x : r) rules.push_back(x.rule);
+  CHECK(rules == std::vector<std::string>{"defines_main", "harness_symbol", "cuda_runtime_definition",
+                                          "forbidden_library", "early_code"});
+  CHECK(check_object("cudalab::check_launch(char const*, char const*, int) U\n"
+                     "cudaError cudaMalloc<float>(float**, unsigned long) W 0 10\n",
+                     "  [7] .init_array INIT_ARRAY\n", {"cub"})
+            .empty());
+}
+
+TEST_CASE("rubrics: every shipped rubric parses; mistakes are named") {
+  for (int lab = 1; lab <= 5; ++lab) {
+    Rubric r = load_rubric(fs::path(CUDALAB_REPO) / "grading" / "rubrics" / ("lab" + std::to_string(lab) + ".toml"));
+    CHECK(r.lab == lab);
+    CHECK(r.speed_points > 0);
+    CHECK(r.default_check_points > 0);
+  }
+  CHECK_THROWS_WITH_AS(parse_rubric("lab = 3\n[speed]\npoints = \"ten\"\n", "x.toml"), "x.toml: speed.points must be a number", RubricError);
+  CHECK_THROWS_AS(parse_rubric("lab = 3\n[rules]\nforbid = [\"numpy\"]\n", "x.toml"), RubricError);
+  CHECK_THROWS_AS(parse_rubric("lab = \n", "x.toml"), RubricError);
+  CHECK_THROWS_AS(parse_rubric("lab = 3\n[speed]\nfull_points_at = 5\nno_points_at = 2\n", "x.toml"), RubricError);
+}
+
+TEST_CASE("speed points: full at or under full_points_at, none at no_points_at, log in between") {
+  Rubric r = parse_rubric("lab = 3\n[speed]\npoints = 10\nfull_points_at = 1.2\nno_points_at = 10\n", "x");
+  CHECK(r.speed_score(0.5) == 10);
+  CHECK(r.speed_score(1.2) == 10);
+  CHECK(r.speed_score(10) == 0);
+  CHECK(r.speed_score(50) == 0);
+  CHECK(r.speed_score(std::sqrt(12.0)) == doctest::Approx(5).epsilon(0.01));  // geometric middle
+  r.curve = "linear";
+  CHECK(r.speed_score(5.6) == doctest::Approx(5).epsilon(0.01));
+}
+
+TEST_CASE("scoring: skipped checks leave the maximum; speed only for correct GPU results") {
+  Rubric rubric = parse_rubric(
+      "lab = 1\n[checks]\ndefault_points = 2\nhidden = [\"b\"]\n[checks.points]\na = 5\n[speed]\npoints = 10\n", "x");
+  StudentResult r;
+  r.verdict = kGraded;
+  r.backend = "cuda";
+  r.checks = {{"a", "", "pass", "", {}, false}, {"b", "", "pass", "", {}, false}, {"c", "", "skipped", "", {}, false}};
+  r.student_ms = 2.4;
+  r.reference_ms = 1.0;
+  Score s = score(r, rubric);
+  CHECK(s.correct);
+  CHECK(s.maximum == 17);  // 5 + 2 + speed 10; the skipped check is out
+  CHECK(s.speed.status == "graded");
+  CHECK(s.total == doctest::Approx(7 + rubric.speed_score(2.4)));
+  CHECK(s.checks[1].hidden);
+
+  r.checks[1].status = "fail";
+  Score wrong = score(r, rubric);
+  CHECK(wrong.speed.points == 0);
+  CHECK(wrong.speed.status == "no points");
+  CHECK(wrong.total == 5);
+
+  r.backend = "cpu";
+  Score cpu = score(r, rubric);
+  CHECK(cpu.maximum == 7);
+  CHECK(cpu.speed.status == "not graded");
+
+  r.verdict = kRejected;
+  CHECK(score(r, rubric).total == 0);
+}
+
+TEST_CASE("verdict frame: only one frame with the run's secret is believed") {
+  const std::string secret(64, 'a'), other(64, 'b');
+  auto frame = [](const std::string& s, const std::string& json) {
+    return "CUDALAB-VERDICT-1 " + s + " " + std::to_string(json.size()) + "\n" + json + "\nCUDALAB-VERDICT-END " + s + "\n";
+  };
+  Verdict ok = find_verdict("noise" + frame(other, "{\"fake\":1}") + frame(secret, "{\"real\":1}") + "tail", secret);
+  REQUIRE(ok.ok);
+  CHECK(ok.json == "{\"real\":1}");
+  CHECK_FALSE(find_verdict(frame(other, "{}"), secret).ok);
+  CHECK_FALSE(find_verdict(frame(secret, "{}") + frame(secret, "{}"), secret).ok);
+  std::string cut = frame(secret, "{\"real\":1}");
+  CHECK_FALSE(find_verdict(cut.substr(0, cut.size() - 10), secret).ok);
+  CHECK_FALSE(find_verdict("", secret).ok);
+}
+
+TEST_CASE("results survive a round trip through JSON") {
+  StudentResult r;
+  r.student = "alice";
+  r.verdict = kGraded;
+  r.checks = {{"a", "t", "fail", "m", {"d1"}, true}};
+  r.student_ms = 1.5;
+  StudentResult back = result_from_json(to_json(r));
+  CHECK(back.student == "alice");
+  CHECK(back.checks[0].details == std::vector<std::string>{"d1"});
+  CHECK(back.checks[0].own_process);
+  CHECK(*back.student_ms == 1.5);
+  CHECK_FALSE(back.reference_ms);
+}
