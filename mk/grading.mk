@@ -53,7 +53,12 @@ $(GRADING_OUT)/tests/%.o: tests/grading/%.cpp
 $(GRADING_OUT)/grading_tests: $(GRADING_TEST_OBJS) $(GRADING_LIB_OBJS)
 	$(GRADING_CXX) $^ $(GRADING_LIBS) -o $@
 
-test-grading: $(GRADING_OUT)/grading_tests $(GRADER)
+# A stand-in lab binary with the real channel code, for the channel's test.
+$(GRADING_OUT)/channel_probe: tests/grading/channel_probe.cpp harness/core/report_channel.cpp harness/core/report_channel.h
+	@mkdir -p $(@D)
+	$(GRADING_CXX) -Iharness/core tests/grading/channel_probe.cpp harness/core/report_channel.cpp -o $@
+
+test-grading: $(GRADING_OUT)/grading_tests $(GRADER) $(GRADING_OUT)/channel_probe
 	CUDALAB_GRADER=$(GRADER) ./$(GRADING_OUT)/grading_tests
 
 TEST_TARGETS += test-grading
