@@ -137,10 +137,9 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
         ++zeros;
     }
     if (nan)
-      r.notes.push_back(with_commas(nan) +
-                        " elements are NaN: a tile load read past the end of A or B (the "
-                        "harness puts NaN there). Load 0 into the tile where the row or column is outside the "
-                        "matrix: then the extra products add nothing");
+      r.notes.push_back(with_commas(nan) + (nan == 1 ? " element is" : " elements are") +
+                        " NaN: a tile load read past the end of A or B (the harness puts NaN there). Load 0 into "
+                        "the tile where the row or column is outside the matrix: then the extra products add nothing");
     if (missing_last_k_tile(r, a, b, N, K, ref))
       r.notes.push_back(K < T ? "K = " + std::to_string(K) +
                                     " is less than one tile and nothing was added up: the "
