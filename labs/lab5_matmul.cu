@@ -78,10 +78,10 @@
 //
 //  HOW FAST?
 //  ---------
-//  Expect about 18% of cuBLAS SGEMM at N = 4096 on the H100, and several times the naive
-//  kernel. The limit is now shared memory: every multiply-add needs a word of Bs from it.
-//  An SM reads 32 shared-memory words per clock but can do 128 multiply-adds per clock, so
-//  this design can never pass a quarter of the chip's arithmetic. cuBLAS gets past that by
+//  Expect about 18% of cuBLAS SGEMM at N = 4096 on the H100, about twice the naive kernel.
+//  The limit is now shared memory: every multiply-add needs a word of Bs from it. An SM
+//  reads 32 shared-memory words per clock but can do 128 multiply-adds per clock, so this
+//  design can never pass a quarter of the chip's arithmetic. cuBLAS gets past that by
 //  computing many elements of C per thread from registers (see GOING FURTHER).
 //
 //  RUN IT
@@ -117,8 +117,9 @@
 //  -------------
 //  * Several outputs per thread: take blocks of 32 x 8 threads (as in lab 4) and let each
 //    thread compute rows ty, ty + 8, ty + 16, ty + 24 of the tile with four accumulators.
-//    Each Bs word now feeds four multiply-adds instead of one. Then go 2-D: each thread an
-//    8 x 8 patch of C held in registers. That road leads to cuBLAS-class kernels.
+//    Each Bs word now feeds four multiply-adds instead of one; on the H100 that alone doubles
+//    the speed (about 35% of cuBLAS). Then go 2-D: each thread an 8 x 8 patch of C held in
+//    registers. That road leads to cuBLAS-class kernels.
 //  * Remove the bounds tests from a copy of your kernel and run --size 1024x1024x1024
 //    (it passes) and --only classic_1000 (it does not); then CHECK=memcheck.
 //  * Remove the second __syncthreads() and run CHECK=racecheck.
