@@ -60,6 +60,7 @@ bool only_partial_tiles(const std::vector<bool>& wrong, const OutputLayout& l) {
   if (!(l.rows && l.cols && l.tile)) return false;
   size_t full_rows = l.rows - l.rows % l.tile, full_cols = l.cols - l.cols % l.tile;
   if (full_rows == l.rows && full_cols == l.cols) return false;  // no partial tiles at all
+  if (full_rows == 0 || full_cols == 0) return false;             // no full tiles: nothing to contrast
   for (size_t i = 0; i < wrong.size(); ++i)
     if (wrong[i] && i / l.cols < full_rows && i % l.cols < full_cols) return false;
   return true;
@@ -76,8 +77,9 @@ std::string describe_pattern(const std::vector<bool>& wrong, const std::vector<b
     return "the output was never written (it still holds the harness's NaN poison): is a TODO still in place?";
   if (w.count == n) return "every element is wrong";
   if (u.count == w.count && is_suffix(u, n))
-    return "every element from index " + with_commas(u.first) + " on was never written: only the first " +
-           with_commas(u.first) + " of " + with_commas(n) + " are covered (are there enough blocks?)";
+    return "every element from " + layout.where(u.first) + " on was never written: only the first " +
+           with_commas(u.first) + " of " + with_commas(n) + " are covered" +
+           (layout.rows ? "" : " (are there enough blocks?)");
   if (is_suffix(w, n))
     return "every element past index " + with_commas(w.first - 1) + " is wrong";
   if (only_partial_tiles(wrong, layout))
@@ -124,7 +126,8 @@ CheckResult compare_outputs(const std::vector<double>& expected, const std::vect
   }
   if (!bad) {
     r.status = Status::Pass;
-    r.message = "all " + with_commas(n) + " " + layout.noun + (tolerance ? " within tolerance" : " exactly right");
+    r.message = (n == 1 ? std::string("the single value is") : "all " + with_commas(n) + " " + layout.noun + " are") +
+                (tolerance ? " within tolerance" : " exactly right");
     return r;
   }
   r.status = Status::Fail;

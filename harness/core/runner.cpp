@@ -148,9 +148,12 @@ int run_lab(int argc, char** argv) {
   rec.seed = opt.seed ? *opt.seed : fresh_seed();
   rec.device = query_device();
 
-  size_t id_width = 10;
-  for (const auto& c : cases) id_width = std::max(id_width, c.id.size());
-  TerminalReport out(stdout, id_width);
+  size_t id_width = 10, size_width = 10;
+  for (const auto& c : cases) {
+    id_width = std::max(id_width, c.id.size());
+    size_width = std::max(size_width, c.shape.text().size() + 2);
+  }
+  TerminalReport out(stdout, id_width, size_width);
   out.header(rec);
 
   bool context_lost = false;

@@ -50,7 +50,8 @@ std::string format_ms(double ms) {
   return fixed(ms, 4) + " ms";
 }
 
-TerminalReport::TerminalReport(std::FILE* out, size_t id_width) : out_(out), id_width_(id_width) {
+TerminalReport::TerminalReport(std::FILE* out, size_t id_width, size_t size_width)
+    : out_(out), id_width_(id_width), size_width_(size_width) {
   colour_ = isatty(fileno(out)) && !std::getenv("NO_COLOR");
 }
 
@@ -75,7 +76,7 @@ void TerminalReport::header(const RunRecord& rec) {
   line(backend);
   line("  seed     " + std::to_string(rec.seed) + "   (replay this run with --seed " + std::to_string(rec.seed) + ")");
   line("");
-  line(paint("  " + pad("check", id_width_) + "  " + pad("size", 22) + "result", kDim));
+  line(paint("  " + pad("check", id_width_) + "  " + pad("size", size_width_) + "result", kDim));
 }
 
 void TerminalReport::check(const CheckOutcome& o) {
@@ -88,7 +89,7 @@ void TerminalReport::check(const CheckOutcome& o) {
     case Status::NotRun: tag = paint("NOT RUN", kYellow); break;
     case Status::Skipped: tag = paint("SKIP ", kDim); break;
   }
-  line("  " + pad(o.check.id, id_width_) + "  " + pad(o.check.shape.text(), 22) + tag + "  " + r.message);
+  line("  " + pad(o.check.id, id_width_) + "  " + pad(o.check.shape.text(), size_width_) + tag + "  " + r.message);
   if (r.status == Status::Pass) return;
   if (r.status == Status::Fail || r.status == Status::Error) line(paint("      " + o.check.title, kDim));
   for (const auto& m : r.mismatches) {

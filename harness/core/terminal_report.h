@@ -10,7 +10,7 @@ namespace cudalab {
 
 class TerminalReport {
  public:
-  explicit TerminalReport(std::FILE* out, size_t id_width = 24);
+  TerminalReport(std::FILE* out, size_t id_width, size_t size_width);
   void header(const RunRecord& rec);
   void check(const CheckOutcome& o);
   void summary(const RunRecord& rec);
@@ -20,7 +20,7 @@ class TerminalReport {
  private:
   std::string paint(const std::string& text, const char* colour) const;
   std::FILE* out_;
-  size_t id_width_;
+  size_t id_width_, size_width_;
   bool colour_;
 };
 

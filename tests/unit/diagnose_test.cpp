@@ -29,7 +29,7 @@ TEST_CASE("a correct output passes and reports how many elements were compared")
   std::vector<float> got{1, 2, 3};
   CheckResult r = compare_outputs(expected, got, nullptr, {});
   CHECK(r.status == Status::Pass);
-  CHECK(r.message == "all 3 elements exactly right");
+  CHECK(r.message == "all 3 elements are exactly right");
 }
 
 TEST_CASE("a tail that was never written points at grid coverage") {
@@ -37,7 +37,8 @@ TEST_CASE("a tail that was never written points at grid coverage") {
   std::vector<float> got(2000, 1.0f);
   for (size_t i = 1024; i < 2000; ++i) got[i] = poison();
   CheckResult r = compare_outputs(expected, got, nullptr, {});
-  CHECK(r.message.find("from index 1,024 on was never written") != std::string::npos);
+  CHECK(r.message.find("from [1024] on was never written") != std::string::npos);
+  CHECK(r.message.find("enough blocks") != std::string::npos);
 }
 
 TEST_CASE("a wrong tail is described by its first index") {
@@ -136,4 +137,14 @@ TEST_CASE("with_commas groups thousands") {
   CHECK(with_commas(999) == "999");
   CHECK(with_commas(1000) == "1,000");
   CHECK(with_commas(1073741824) == "1,073,741,824");
+}
+
+TEST_CASE("a matrix thinner than one tile has no 'last partial tile' to blame") {
+  OutputLayout l;
+  l.rows = 5;
+  l.cols = 40;
+  l.tile = 32;
+  std::vector<bool> wrong(200), unwritten(200);
+  wrong[3] = wrong[77] = true;
+  CHECK(describe_pattern(wrong, unwritten, l).find("partial tile") == std::string::npos);
 }
