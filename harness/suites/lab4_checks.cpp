@@ -48,9 +48,7 @@ OutputLayout transpose_layout(size_t rows, size_t cols) {
   OutputLayout l;
   l.rows = cols;
   l.cols = rows;
-  // "Only the last partial tile is wrong" needs full tiles to compare with: none when the
-  // matrix is thinner than a tile.
-  l.tile = rows >= T && cols >= T ? T : 0;
+  l.tile = T;
   l.block_of = [rows](size_t i) { return tile_block_name(i % rows, i / rows, T); };
   l.thread_of = [rows](size_t i) {
     size_t orow = i / rows, ocol = i % rows;

@@ -63,7 +63,7 @@ OutputLayout product_layout(size_t N, const std::vector<size_t>& rows, bool samp
   if (!sampled) {
     l.rows = rows.size();
     l.cols = N;
-    l.tile = rows.size() >= T && N >= T ? T : 0;  // no full tile to compare with otherwise
+    l.tile = T;
   }
   l.block_of = [N, &rows](size_t i) { return tile_block_name(rows[i / N], i % N, T); };
   l.thread_of = [N, &rows](size_t i) {
