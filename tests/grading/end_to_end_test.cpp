@@ -1,0 +1,188 @@
+// Every fixture submission graded end to end through the CPU backend, by the grader program
+// itself: each verdict, the gradebook, Gradescope's schema, resumption, and a kill mid-run.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "util.h"
+
+using namespace grading;
+using nlohmann::json;
+
+namespace {
+
+// The writes_grades fixture aims at this folder, so the test must use it.
+const fs::path kRoot = "/tmp/cudalab-grading-test";
+const fs::path kRepo = CUDALAB_REPO;
+
+std::string grader() {
+  const char* g = std::getenv("CUDALAB_GRADER");
+  return g ? g : (kRepo / "build/grading/cudalab-grade").string();
+}
+
+std::vector<std::string> grader_args(const fs::path& grades, const fs::path& work) {
+  return {grader(), "--repo", kRepo.string(), "--lab", "1", "--submissions", (kRoot / "subs").string(), "--grades",
+          grades.string(), "--work", work.string(), "--backend", "cpu", "--run-timeout", "15", "--check-timeout", "4"};
+}
+
+pid_t start(const std::vector<std::string>& args, const fs::path& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* f = std::freopen(log.c_str(), "w", stderr);
+    (void)f;
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_for(pid_t pid) {
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+void make_submissions() {
+  fs::remove_all(kRoot);
+  fs::create_directories(kRoot / "subs");
+  fs::copy(kRepo / "tests/grading/fixtures/lab1", kRoot / "subs", fs::copy_options::recursive);
+  fs::create_directories(kRoot / "subs" / "empty");
+  const std::string correct = *read_file(kRepo / "tests/grading/fixtures/lab1/correct/lab1_naive_sum.cu");
+  std::string crlf = "\xEF\xBB\xBF";
+  for (char c : correct) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  fs::create_directories(kRoot / "subs" / "crlf_bom");
+  std::ofstream(kRoot / "subs" / "crlf_bom" / "lab1_naive_sum.cu", std::ios::binary) << crlf;
+  fs::create_directories(kRoot / "subs" / "two_candidates");
+  std::ofstream(kRoot / "subs" / "two_candidates" / "lab1.cu") << correct;
+  std::ofstream(kRoot / "subs" / "two_candidates" / "lab1_old.cu") << correct;
+  fs::create_directories(kRoot / "subs" / "binary");
+  fs::copy_file("/bin/true", kRoot / "subs" / "binary" / "lab1_naive_sum.cu");
+}
+
+std::map<std::string, std::vector<std::string>> gradebook(const fs::path& grades) {
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream in(*read_file(grades / "lab1" / "gradebook.csv"));
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::string cell;
+    std::istringstream l(line);
+    // The reason column (last, maybe quoted) is left out: the comparison is of points.
+    for (int i = 0; i < 17 && std::getline(l, cell, ','); ++i) cells.push_back(cell);
+    rows[cells[0]] = cells;
+  }
+  return rows;
+}
+
+json result(const fs::path& grades, const std::string& student) {
+  return json::parse(*read_file(grades / "lab1" / "students" / student / "result.json"));
+}
+
+std::string check_status(const json& r, const std::string& id) {
+  for (const auto& c : r["checks"])
+    if (c["id"] == id) return c["status"];
+  return "missing";
+}
+
+}  // namespace
+
+TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, resumption, a kill") {
+  make_submissions();
+  const fs::path grades = kRoot / "grades";
+  fs::create_directories(grades);
+  REQUIRE(wait_for(start(grader_args(grades, kRoot / "work"), kRoot / "run1.log")) == 0);
+  INFO(*read_file(kRoot / "run1.log"));
+
+  auto book = gradebook(grades);
+  CHECK(book.size() == 17);
+  auto full = [&](const std::string& s) { return book.count(s) && book[s][1] == book[s][2] && book[s][1] != "0"; };
+  auto zero = [&](const std::string& s) { return book.count(s) && book[s][1] == "0"; };
+  auto verdict = [&](const std::string& s) { return book.count(s) ? book[s][3] : std::string("absent"); };
+
+  CHECK(full("correct"));
+  CHECK(full("flat_student"));
+  CHECK(full("crlf_bom"));
+  CHECK(full("output_flood"));
+  CHECK(verdict("compile_error") == "build_failed");
+  CHECK(verdict("defines_main") == "rejected");
+  CHECK(result(grades, "defines_main")["rule"] == "defines_main");
+  CHECK(verdict("calls_cub") == "rejected");
+  CHECK(result(grades, "calls_cub")["rule"] == "forbidden_library");
+  CHECK(verdict("empty") == "no_submission");
+  CHECK(verdict("two_candidates") == "no_submission");
+  CHECK(verdict("binary") == "unreadable");
+  for (const char* s : {"fake_output", "exit_static_init", "writes_grades", "compile_error", "defines_main", "calls_cub"})
+    CHECK_MESSAGE(zero(s), s);
+  CHECK(verdict("wrong_answer") == "graded");
+  CHECK(std::stod(book["wrong_answer"][1]) < std::stod(book["wrong_answer"][2]));
+
+  json oob = result(grades, "out_of_bounds");
+  CHECK(check_status(oob, "one_full_block") == "pass");
+  CHECK(check_status(oob, "partial_last_block") == "fail");
+
+  json loop = result(grades, "infinite_loop");
+  CHECK(check_status(loop, "one_element") == "pass");
+  CHECK(check_status(loop, "one_full_block") == "pass");
+  CHECK(check_status(loop, "odd_size") == "error");
+  CHECK(check_status(loop, "million") == "error");
+
+  json crash = result(grades, "context_crash");
+  CHECK(check_status(crash, "one_partial_block") == "error");
+  CHECK(check_status(crash, "odd_size") == "pass");
+  CHECK(check_status(crash, "million_and_change") == "pass");
+
+  CHECK(result(grades, "writes_grades")["run_log"].get<std::string>().find("could not write") != std::string::npos);
+  CHECK(result(grades, "output_flood")["notes"].dump().find("only the beginning was kept") != std::string::npos);
+  CHECK(result(grades, "crlf_bom")["notes"].dump().find("CRLF") != std::string::npos);
+  CHECK(fs::exists(grades / "lab1" / "students" / "correct" / "feedback.md"));
+  // Hidden checks stay out of the feedback.
+  CHECK(read_file(grades / "lab1" / "students" / "wrong_answer" / "feedback.md")->find("million_and_change") == std::string::npos);
+
+  // Gradescope's schema, checked by the jsonschema package.
+  std::string cmd = "python3 -c 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); "
+                    "[jsonschema.validate(json.load(open(f)), s) for f in sys.argv[2:]]' " +
+                    (kRepo / "tests/grading/gradescope_results.schema.json").string();
+  for (const auto& [student, row] : book) cmd += " " + (grades / "lab1" / "students" / student / "results.json").string();
+  CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "results.json does not follow Gradescope's schema");
+
+  json summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
+  CHECK(summary["students"] == 17);
+  CHECK(summary["passed"] == 4);
+
+  // Run again: nothing is graded twice, and the gradebook is the same.
+  REQUIRE(wait_for(start(grader_args(grades, kRoot / "work"), kRoot / "run2.log")) == 0);
+  summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
+  CHECK(summary["graded_this_run"] == 0);
+  CHECK(summary["resumed"] == 17);
+  CHECK(gradebook(grades) == book);
+
+  // A changed file is graded again.
+  std::ofstream(kRoot / "subs" / "correct" / "lab1_naive_sum.cu", std::ios::app) << "// changed\n";
+  REQUIRE(wait_for(start(grader_args(grades, kRoot / "work"), kRoot / "run3.log")) == 0);
+  summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
+  CHECK(summary["graded_this_run"] == 1);
+  CHECK(gradebook(grades) == book);
+
+  // Killed mid-run (SIGKILL: no chance to clean up), then started again: the same gradebook.
+  const fs::path grades2 = kRoot / "grades-killed";
+  pid_t pid = start(grader_args(grades2, kRoot / "work2"), kRoot / "run4.log");
+  sleep(unsigned(8 + random_u64() % 12));
+  kill(pid, SIGKILL);
+  wait_for(pid);
+  REQUIRE(wait_for(start(grader_args(grades2, kRoot / "work2"), kRoot / "run5.log")) == 0);
+  summary = json::parse(*read_file(grades2 / "lab1" / "summary.json"));
+  MESSAGE("after the kill, " << summary["resumed"] << " results were kept and " << summary["graded_this_run"] << " graded");
+  CHECK(gradebook(grades2) == book);
+}
