@@ -138,8 +138,11 @@ CPU_FIXTURES := $(patsubst tests/cpu/fixtures/%.cu,%,$(wildcard tests/cpu/fixtur
 cpu-fixtures: $(foreach v,$(CPU_OUT) $(CPU_OUT)/asan $(CPU_OUT)/race,$(addprefix $(v)/tests/fixtures/,$(CPU_FIXTURES)))
 
 TEST_TARGETS += test-cpu
-test-cpu: $(CPU_UNIT) cpu-fixtures
+# The unit tests run in every variant too: no sanitizer may report anything on them.
+test-cpu: $(CPU_UNIT) $(CPU_OUT)/asan/tests/unit_tests $(CPU_OUT)/race/tests/unit_tests cpu-fixtures
 	$(CPU_UNIT)
+	$(CPU_OUT)/asan/tests/unit_tests
+	TSAN_OPTIONS=halt_on_error=1 $(CPU_OUT)/race/tests/unit_tests
 	tests/cpu/run_fixtures.sh $(CPU_OUT)
 
 bench-cpu: $(CPU_OUT)/tests/bench

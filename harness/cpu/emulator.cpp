@@ -38,6 +38,20 @@
 #endif
 #if defined(CUDALAB_CPU_TSAN)
 #include <sanitizer/tsan_interface.h>
+// Exported by libtsan, not declared in GCC 12's header.
+extern "C" void __tsan_ignore_thread_begin();
+extern "C" void __tsan_ignore_thread_end();
+#endif
+
+#if defined(CUDALAB_CPU_TSAN)
+// A plain read racing with atomics is CUDA's own idiom (the atomicCAS loop in the Programming
+// Guide reads the old value with a plain load), so only races between plain accesses count.
+extern "C" const char* __tsan_default_options() { return "report_atomic_races=0"; }
+#endif
+#if defined(CUDALAB_CPU_ASAN)
+// Like compute-sanitizer's memcheck by default: memory a lab never freed is not an error.
+extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
+extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1"; }
 #endif
 
 __thread uint3 threadIdx;
@@ -225,6 +239,7 @@ struct Worker {
   // ThreadSanitizer sync objects (only their addresses matter).
   char tsan_bar[2], tsan_block_start, tsan_block_end;
   std::vector<char> tsan_warp;
+  std::vector<void*> tsan_ids;
 };
 
 thread_local Worker* t_worker = nullptr;
@@ -365,7 +380,18 @@ const bool kOneThreadPerStack = false;
       f->tid = tid;
       threadIdx = w.index[tid];
 #if defined(CUDALAB_CPU_TSAN)
-      s.tsan = __tsan_create_fiber(0);
+      // One identity per thread index, reused by that index in later blocks: those are
+      // ordered after this block anyway (block_end/block_start), and creating a ThreadSanitizer
+      // thread per CUDA thread costs a system call pair each.
+      if (w.tsan_ids.size() < w.n) w.tsan_ids.resize(w.n, nullptr);
+      if (!w.tsan_ids[tid]) {
+        w.tsan_ids[tid] = __tsan_create_fiber(0);
+        char label[64];  // race reports then say which CUDA thread an access came from
+        uint3 t = w.index[tid];
+        std::snprintf(label, sizeof label, "CUDA thread (%u,%u,%u)", t.x, t.y, t.z);
+        __tsan_set_fiber_name(w.tsan_ids[tid], label);
+      }
+      s.tsan = w.tsan_ids[tid];
       __tsan_switch_to_fiber(s.tsan, __tsan_switch_to_fiber_no_sync);
       __tsan_acquire(&w.tsan_block_start);
 #endif
@@ -373,7 +399,6 @@ const bool kOneThreadPerStack = false;
 #if defined(CUDALAB_CPU_TSAN)
       __tsan_release(&w.tsan_block_end);
       __tsan_switch_to_fiber(f->tsan, __tsan_switch_to_fiber_no_sync);
-      __tsan_destroy_fiber(s.tsan);
       s.tsan = nullptr;
 #endif
       s.state = kExited;
@@ -401,10 +426,20 @@ Fiber* take_runner(Worker& w) {
 
 // ---- Failures and warnings ------------------------------------------------------------------
 
+// The emulator's own bookkeeping, run on a CUDA thread's fiber, is not the lab's memory traffic:
+// ThreadSanitizer must not see its allocations and copies.
+struct RuntimeOnly {
+#if defined(CUDALAB_CPU_TSAN)
+  RuntimeOnly() { __tsan_ignore_thread_begin(); }
+  ~RuntimeOnly() { __tsan_ignore_thread_end(); }
+#endif
+};
+
 std::mutex g_report_mutex;
 std::set<std::pair<const char*, int>> g_warned;
 
 void fail_launch(Launch& L, cudaError_t code, const std::string& text) {
+  RuntimeOnly quiet;
   std::lock_guard<std::mutex> lock(L.m);
   if (L.failed.exchange(true)) return;  // the first failure is the one worth reading
   L.error = code;
@@ -412,6 +447,7 @@ void fail_launch(Launch& L, cudaError_t code, const std::string& text) {
 }
 
 void warn_once(const char* file, int line, const std::string& text) {
+  RuntimeOnly quiet;
   std::lock_guard<std::mutex> lock(g_report_mutex);
   if (!g_warned.insert({file, line}).second) return;
   std::fprintf(stderr, "%s\n", text.c_str());
@@ -434,6 +470,7 @@ void make_ready_in_schedule_order(Worker& w, std::vector<int>& tids) {
 
 // Every live thread is at a __syncthreads(). Release them, or explain why it is wrong.
 bool release_barrier(Worker& w) {
+  RuntimeOnly quiet;
   Launch& L = *w.launch;
   const char* file = nullptr;
   int line = 0;
@@ -483,6 +520,7 @@ bool release_barrier(Worker& w) {
 // Nothing can run and not every live thread is at a barrier: some warp operation waits for
 // lanes that will never come. Name them.
 void diagnose_stall(Worker& w) {
+  RuntimeOnly quiet;
   Launch& L = *w.launch;
   std::string text = "cudalab: " + block_text(blockIdx, L.grid) + " of " + kernel_text(L) + " can never finish:";
   bool found = false;
@@ -558,6 +596,13 @@ void prepare_launch(Worker& w, Launch& L) {
   w.warp_present.assign(warps, ~0u);
   if (w.n % 32) w.warp_present.back() = (1u << (w.n % 32)) - 1;
   w.tsan_warp.resize(warps * 2);
+  // Fibers run the scheduling code too; growing these there would call malloc and memmove
+  // on a CUDA thread's behalf, which ThreadSanitizer would then blame on the lab.
+  w.ready.reserve(w.n + 32);
+  w.scratch.reserve(w.n + 32);
+  w.idle.reserve(w.n + 1024);
+  w.spent.reserve(w.n + 1024);
+  w.fibers.reserve(w.n + 1024);
 #if !defined(CUDALAB_CPU_ASAN)
   if (w.smem_capacity < L.smem || !w.smem) {
     std::free(w.smem);
@@ -609,7 +654,16 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
         ASAN_UNPOISON_MEMORY_REGION(f->region + kPage, f->region_size - kPage);
 #endif
 #if defined(CUDALAB_CPU_TSAN)
-        if (s.tsan) __tsan_destroy_fiber(s.tsan), s.tsan = nullptr;
+        // Its identity stopped mid-kernel (an unbalanced call stack): replace it.
+        if (s.tsan) {
+          // What it did still happens before the rest of the program.
+          __tsan_switch_to_fiber(s.tsan, __tsan_switch_to_fiber_no_sync);
+          __tsan_release(&w.tsan_block_end);
+          __tsan_switch_to_fiber(w.tsan_self, __tsan_switch_to_fiber_no_sync);
+          __tsan_destroy_fiber(s.tsan);
+          w.tsan_ids[&s - w.slots.data()] = nullptr;
+          s.tsan = nullptr;
+        }
 #endif
         start_fiber(f);
         w.idle.push_back(f);
@@ -844,6 +898,7 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
   run_on_pool(L);
   threadIdx = saved_t, blockIdx = saved_b, blockDim = saved_bd, gridDim = saved_gd;
   if (L.failed) {
+    std::lock_guard<std::mutex> lock(L.m);  // written by whichever thread found it
     g_last_failure = L.failure;
     std::fprintf(stderr, "%s\n", L.failure.c_str());
     detail::set_pending_error(L.error, L.failure);

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Runs each planted-bug fixture in the mode that should catch it (its "// mode:" line) and
+# checks the exit status and every "// expect:" pattern (an extended regex) in its output.
+# Usage: tests/cpu/run_fixtures.sh BUILD_DIR   (build/cpu; fixtures built by make cpu-fixtures)
+build=${1:-build/cpu}
+fail=0
+for src in tests/cpu/fixtures/*.cu; do
+  name=$(basename "$src" .cu)
+  mode=$(sed -n 's|^// mode: *||p' "$src")
+  case "$mode" in plain) dir=$build ;; *) dir=$build/$mode ;; esac
+  envs=$(sed -n 's|^// env: *||p' "$src")
+  want=$(sed -n 's|^// status: *||p' "$src")
+  out=$(env $envs timeout 120 "$dir/tests/fixtures/$name" 2>&1)
+  rc=$?
+  problems=""
+  [ $rc -eq 124 ] && problems="$problems timed out;"
+  if [ "$want" = zero ] && [ $rc -ne 0 ]; then problems="$problems exit status $rc, wanted 0;"; fi
+  if [ "$want" = nonzero ] && [ $rc -eq 0 ]; then problems="$problems exit status 0, wanted non-zero;"; fi
+  # Each expect line must match; the same pattern twice must match twice (both lines of a race).
+  for pattern in $(sed -n 's|^// expect: *||p' "$src" | sort | uniq -c | sed 's/^ *\([0-9]*\) \(.*\)/\1:\2/' | tr ' ' '\001'); do
+    count=${pattern%%:*}
+    re=$(printf '%s' "${pattern#*:}" | tr '\001' ' ')
+    got=$(printf '%s\n' "$out" | grep -E -c -- "$re")
+    [ "$got" -ge "$count" ] || problems="$problems no match for /$re/ (x$count);"
+  done
+  if [ -z "$problems" ]; then
+    echo "PASS  $name ($mode)"
+  else
+    echo "FAIL  $name ($mode):$problems"
+    printf '%s\n' "$out" | head -40 | sed 's/^/      | /'
+    fail=1
+  fi
+done
+exit $fail
