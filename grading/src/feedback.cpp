@@ -24,6 +24,27 @@ std::string verdict_heading(const StudentResult& r) {
   return "";
 }
 
+// The program's output without the lines about hidden checks (the harness's table names
+// every check, and prints its details indented below it).
+std::string without_hidden(const std::string& log, const Rubric& rubric) {
+  if (rubric.hidden.empty()) return log;
+  std::istringstream in(log);
+  std::string line, out;
+  bool skipping = false;
+  while (std::getline(in, line)) {
+    bool names_hidden = false;
+    for (const auto& id : rubric.hidden) names_hidden |= line.find(id) != std::string::npos;
+    if (names_hidden) {
+      skipping = true;
+      continue;
+    }
+    if (skipping && line.rfind("      ", 0) == 0) continue;  // its detail lines
+    skipping = false;
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, const LabInfo& lab) {
@@ -104,7 +125,7 @@ std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, cons
     o << "\n";
   }
   if (r.verdict == kGraded && !s.correct && !r.run_log.empty())
-    o << "## Your program's output\n\n```\n" << clip_text(r.run_log, 6 << 10) << "```\n\n";
+    o << "## Your program's output\n\n```\n" << clip_text(without_hidden(r.run_log, rubric), 6 << 10) << "```\n\n";
   o << "---\nGraded " << r.graded_at << " on the " << (r.backend == "cuda" ? "GPU" : "CPU") << " backend";
   if (r.verdict == kGraded)
     o << " with seed " << r.seed << " (replay the same inputs with `make lab" << lab.lab << " ARGS=\"--seed " << r.seed
