@@ -181,9 +181,9 @@ CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
       if (std::fabs(std::fabs(missing) - block) <= r.tolerance) {
         bool last = end == n && end - start < width;
         r.notes.push_back(std::string("off by exactly the value of one block, it seems: elements [") + with_commas(start) +
-                          ", " + with_commas(end) + ") (block " + with_commas(start / width) + " of " +
-                          std::to_string(width) + (last ? ", the last, partial one" : "") + ") " +
-                          (missing > 0 ? "were left out" : "were added twice"));
+                          ", " + with_commas(end) + ") " + (missing > 0 ? "were left out" : "were added twice") +
+                          " (with blocks of " + std::to_string(width) + " elements, that is block " +
+                          with_commas(start / width) + (last ? ", the last and partial one)" : ")"));
         return r;
       }
     }

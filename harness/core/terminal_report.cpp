@@ -36,6 +36,7 @@ std::string number3(double v) {
   return buf;
 }
 std::string number(double v) {
+  if (std::isnan(v)) return "NaN";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
