@@ -264,6 +264,19 @@ Worker& worker() {
 
 // ---- Fibers ---------------------------------------------------------------------------------
 
+int configured_workers();
+#if defined(CUDALAB_CPU_TSAN)
+size_t tsan_identities() {
+  static const size_t k = [] {
+    size_t want = std::max<size_t>(7, 200 / size_t(configured_workers()));
+    auto prime = [](size_t v) { for (size_t d = 2; d * d <= v; ++d) if (v % d == 0) return false; return true; };
+    while (!prime(want)) --want;
+    return want;
+  }();
+  return k;
+}
+#endif
+
 [[noreturn]] void runner_loop(Fiber* f);
 
 void fiber_begin(Fiber* f) {
@@ -317,7 +330,7 @@ Fiber* new_fiber(Worker& w) {
   f->region = static_cast<char*>(p);
   mprotect(f->region, kPage, PROT_NONE);  // guard page: a stack overflow faults instead of corrupting
 #if defined(CUDALAB_CPU_TSAN)
-  f->tsan = __tsan_create_fiber(0);
+  f->tsan = w.tsan_self;  // an idle runner only runs emulator code: the worker's own identity
 #endif
   start_fiber(f);
   w.fibers.push_back(f);
@@ -380,18 +393,23 @@ const bool kOneThreadPerStack = false;
       f->tid = tid;
       threadIdx = w.index[tid];
 #if defined(CUDALAB_CPU_TSAN)
-      // One identity per thread index, reused by that index in later blocks: those are
-      // ordered after this block anyway (block_end/block_start), and creating a ThreadSanitizer
-      // thread per CUDA thread costs a system call pair each.
-      if (w.tsan_ids.size() < w.n) w.tsan_ids.resize(w.n, nullptr);
-      if (!w.tsan_ids[tid]) {
-        w.tsan_ids[tid] = __tsan_create_fiber(0);
-        char label[64];  // race reports then say which CUDA thread an access came from
+      // ThreadSanitizer keeps a vector clock slot per live thread and has about 250 of them;
+      // beyond that it resets its state over and over (a 1024-thread block ran for minutes).
+      // So CUDA threads share identities: thread t uses identity t mod K (K prime, about
+      // 200 / workers), which keeps neighbours and power-of-two strides apart. Only races
+      // between threads whose indices differ by a multiple of K go unseen. An identity is
+      // reused by later blocks too: those are ordered after this one anyway.
+      size_t k = size_t(tid) % tsan_identities();
+      if (w.tsan_ids.size() <= k) w.tsan_ids.resize(k + 1, nullptr);
+      if (!w.tsan_ids[k]) {
+        w.tsan_ids[k] = __tsan_create_fiber(0);
+        char label[96];  // race reports then say which CUDA thread an access came from
         uint3 t = w.index[tid];
-        std::snprintf(label, sizeof label, "CUDA thread (%u,%u,%u)", t.x, t.y, t.z);
-        __tsan_set_fiber_name(w.tsan_ids[tid], label);
+        std::snprintf(label, sizeof label, w.n > tsan_identities() ? "CUDA thread (%u,%u,%u) or another %zu-th after it" : "CUDA thread (%u,%u,%u)",
+                      t.x, t.y, t.z, tsan_identities());
+        __tsan_set_fiber_name(w.tsan_ids[k], label);
       }
-      s.tsan = w.tsan_ids[tid];
+      s.tsan = w.tsan_ids[k];
       __tsan_switch_to_fiber(s.tsan, __tsan_switch_to_fiber_no_sync);
       __tsan_acquire(&w.tsan_block_start);
 #endif
@@ -661,7 +679,8 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
           __tsan_release(&w.tsan_block_end);
           __tsan_switch_to_fiber(w.tsan_self, __tsan_switch_to_fiber_no_sync);
           __tsan_destroy_fiber(s.tsan);
-          w.tsan_ids[&s - w.slots.data()] = nullptr;
+          for (auto& id : w.tsan_ids)
+            if (id == s.tsan) id = nullptr;
           s.tsan = nullptr;
         }
 #endif
