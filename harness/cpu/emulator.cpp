@@ -450,6 +450,8 @@ struct RuntimeOnly {
 #if defined(CUDALAB_CPU_TSAN)
   RuntimeOnly() { __tsan_ignore_thread_begin(); }
   ~RuntimeOnly() { __tsan_ignore_thread_end(); }
+#else
+  RuntimeOnly() {}  // user-provided, so that an unused guard draws no warning
 #endif
 };
 
@@ -807,6 +809,16 @@ void on_fault(int sig, siginfo_t* info, void*) {
                     "cudaErrorIllegalAddress on a GPU. Rebuild with CHECK=asan to see the exact line.\n",
                     kernel_text(L).c_str(), thread_text(L.block, tid).c_str(), block_text(blockIdx, L.grid).c_str(),
                     static_cast<void*>(addr));
+#if defined(CUDALAB_CPU_OWN_SWITCH)
+    // Like a GPU, fail the launch with an error the host can read (the harness then stops and
+    // reports), instead of killing the process: leave the faulting fiber for the scheduler,
+    // which abandons the block. SA_NODEFER keeps later faults deliverable.
+    buf[std::strlen(buf) - 1] = '\0';
+    fail_launch(*w->launch, cudaErrorIllegalAddress, buf);
+    w->aborted = true;
+    void* abandoned;
+    cudalab_cpu_switch(&abandoned, w->scheduler_sp);
+#endif
     ssize_t r = write(2, buf, std::strlen(buf));
     (void)r;
     _exit(3);
@@ -824,7 +836,7 @@ struct FaultHandler {
     sigaltstack(&ss, nullptr);
     struct sigaction sa {};
     sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigaction(SIGSEGV, &sa, nullptr);
     sigaction(SIGBUS, &sa, nullptr);
   }

@@ -22,6 +22,7 @@ cudaError_t g_last = cudaSuccess;
 cudaError_t g_pending = cudaSuccess;
 std::string g_pending_text;
 std::string g_failure_text;  // what cudaGetErrorString says for the last kernel failure
+cudaError_t g_failure_code = cudaSuccess;
 
 cudaError_t record(cudaError_t e) {
   if (e != cudaSuccess) g_last = e;
@@ -89,9 +90,11 @@ namespace cudalab_cpu::detail {
 void set_last_error(cudaError_t e) { g_last = e; }
 void set_pending_error(cudaError_t e, const std::string& text) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  // Like an asynchronous kernel fault: the launch itself succeeded; the next call that waits
+  // for the device returns the error (and from then on cudaGetLastError does too).
   g_pending = e;
-  g_last = e;
   g_failure_text = text.rfind("cudalab: ", 0) == 0 ? text.substr(9) : text;
+  g_failure_code = e;
 }
 }  // namespace cudalab_cpu::detail
 
@@ -171,15 +174,11 @@ cudaError_t cudaDeviceReset() {
   return cudaSuccess;
 }
 cudaError_t cudaGetLastError() {
-  cudaError_t pending = take_pending();
-  cudaError_t e = pending != cudaSuccess ? pending : g_last;
+  cudaError_t e = g_last;
   g_last = cudaSuccess;
   return e;
 }
-cudaError_t cudaPeekAtLastError() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  return g_pending != cudaSuccess ? g_pending : g_last;
-}
+cudaError_t cudaPeekAtLastError() { return g_last; }
 const char* cudaGetErrorName(cudaError_t e) { return error_name(e); }
 const char* cudaGetErrorString(cudaError_t e) {
   switch (e) {
@@ -193,10 +192,12 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorNotReady: return "device not ready";
-    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorIllegalAddress:
+      if (g_failure_code == e) return g_failure_text.c_str();
+      return "an illegal memory access was encountered";
     case cudaErrorLaunchFailure:
       // The emulator knows what went wrong; say it instead of CUDA's "unspecified".
-      if (!g_failure_text.empty()) return g_failure_text.c_str();
+      if (g_failure_code == e) return g_failure_text.c_str();
       return "unspecified launch failure";
     case cudaErrorNotSupported: return "operation not supported";
     default: return "unknown error";

@@ -403,7 +403,10 @@ TEST_CASE("threads at different __syncthreads(): an error naming the block, coun
 
 TEST_CASE("a warp shuffle some lane never reaches: an error naming the lanes and the line") {
   DeviceArray<int> d(32);
+  cudaGetLastError();  // clear what an earlier test left
   lane_returns<<<1, 32>>>(d.p);
+  CHECK(cudaGetLastError() == cudaSuccess);  // the launch itself was fine, as on a GPU
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
   CHECK(cudaGetLastError() == cudaErrorLaunchFailure);
   std::string msg = cudaGetErrorString(cudaErrorLaunchFailure);
   CHECK(msg.find("lanes 0-30 wait in __shfl_down_sync at tests/cpu/unit_tests.cu:" + std::to_string(kShuffleLine)) != std::string::npos);
@@ -472,3 +475,20 @@ TEST_CASE("__device__ and __constant__ variables with cudaMemcpyToSymbol / FromS
   CHECK(count == 12);
   CHECK(d.get() == std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4});
 }
+
+__global__ void wild_store(float* p) { p[size_t(1) << 40] = 1.0f; }
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST_CASE("a fault inside a kernel becomes cudaErrorIllegalAddress, and the process goes on") {
+  DeviceArray<float> d(1);
+  cudaGetLastError();
+  wild_store<<<2, 32>>>(d.p);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress)).find("wild_store") != std::string::npos);
+  cudaGetLastError();
+  DeviceArray<int> ids(64);
+  write_ids<<<2, 32>>>(ids.p, 64);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(ids.get()[63] == 63);
+}
+#endif
