@@ -1,5 +1,6 @@
 // Emulator unit tests: this file goes through the same rewrite and shim as a lab file.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#define DOCTEST_CONFIG_NO_POSIX_SIGNALS  // the emulator handles faults inside kernels itself
 #include <doctest/doctest.h>
 
 #include <algorithm>
