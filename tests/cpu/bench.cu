@@ -73,6 +73,16 @@ int main() {
   cudaMemcpy(x, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(y, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
   std::printf("cudalab CPU emulator benchmark: %d workers, 2^24 elements\n", cudalab_cpu::worker_count());
+  // Address space of one 1024-thread block with a barrier (all 1024 threads live at once),
+  // on one worker: run it first, alone, and compare the process's VmSize before and after.
+  float* out;
+  cudaMalloc(&out, 1024 * sizeof(float));
+  long before = vm_kb("VmSize:"), rss_before = vm_kb("VmRSS:");
+  big_block<<<1, 1024>>>(out);
+  cudaDeviceSynchronize();
+  long after = vm_kb("VmSize:"), rss_after = vm_kb("VmRSS:");
+  std::printf("  one 1024-thread block with a barrier: +%.1f MB virtual, +%.1f MB resident (one worker)\n",
+              (after - before) / 1024.0, (rss_after - rss_before) / 1024.0);
 
   // Warm-up launches create the fibers and touch the stacks once.
   tree_sum_256<<<n / 256, 256>>>(x, sums, n);
@@ -108,15 +118,5 @@ int main() {
     report("warp shuffle sum (5 shuffles/thread):", n, seconds(t0), cpu_seconds() - c0);
   }
 
-  // Address space of one 1024-thread block with a barrier (all 1024 threads live at once),
-  // on one worker: run it alone, then compare the process's VmSize before and after.
-  float* out;
-  cudaMalloc(&out, 1024 * sizeof(float));
-  long before = vm_kb("VmSize:"), rss_before = vm_kb("VmRSS:");
-  big_block<<<1, 1024>>>(out);
-  cudaDeviceSynchronize();
-  long after = vm_kb("VmSize:"), rss_after = vm_kb("VmRSS:");
-  std::printf("  one 1024-thread block with a barrier: +%.1f MB virtual, +%.1f MB resident (one worker)\n",
-              (after - before) / 1024.0, (rss_after - rss_before) / 1024.0);
   return 0;
 }
