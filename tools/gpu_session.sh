@@ -51,6 +51,12 @@ if [ "$mode" = full ]; then
     echo "make lab3 (solved, all checks + timing): $(( ($(date +%s%N) - s) / 1000000 )) ms"
     cp /tmp/lab3_stub.cu labs/$(basename labs/lab3_*.cu)
   fi
+  log "checkers (CHECK=) on the GPU"
+  make BACKEND=cuda solution1 CHECK=race ARGS="--only million --seed 3" > "$OUT/logs/check_race.log" 2>&1
+  echo "solution1 under racecheck: exit $? ($(grep -c 'RACECHECK SUMMARY: 0 hazards' "$OUT/logs/check_race.log") clean summaries)"
+  compute-sanitizer --tool memcheck --error-exitcode 10 build/cuda/fixtures/lab5_unguarded --only classic_1000 --no-timing \
+    > "$OUT/logs/check_memcheck.log" 2>&1
+  echo "unguarded matmul under memcheck: exit $? ($(grep -c 'Invalid __global__ read' "$OUT/logs/check_memcheck.log") invalid reads reported)"
   log "tests"
   make BACKEND=cuda test-unit test-labs > "$OUT/logs/test.log" 2>&1
   echo "make test-unit test-labs: exit $?"; tail -5 "$OUT/logs/test.log"
