@@ -52,6 +52,7 @@ if [ "$mode" = full ]; then
     cp /tmp/lab3_stub.cu labs/$(basename labs/lab3_*.cu)
   fi
   log "checkers (CHECK=) on the GPU"
+  make BACKEND=cuda fixtures-cuda > "$OUT/logs/fixtures_build.log" 2>&1
   make BACKEND=cuda solution1 CHECK=race ARGS="--only million --seed 3" > "$OUT/logs/check_race.log" 2>&1
   echo "solution1 under racecheck: exit $? ($(grep -c 'RACECHECK SUMMARY: 0 hazards' "$OUT/logs/check_race.log") clean summaries)"
   compute-sanitizer --tool memcheck --error-exitcode 10 build/cuda/fixtures/lab5_unguarded --only classic_1000 --no-timing \
