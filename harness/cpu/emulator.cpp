@@ -913,6 +913,9 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
     return cudaErrorInvalidValue;
   }
   ensure_altstack();
+  // Launches from several host threads run one after another, as on CUDA's default stream.
+  static std::mutex launch_mutex;
+  std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
   Launch L;
   L.site = site;
   L.grid = grid;
