@@ -493,3 +493,22 @@ TEST_CASE("a fault inside a kernel becomes cudaErrorIllegalAddress, and the proc
   CHECK(ids.get()[63] == 63);
 }
 #endif
+
+// extern __shared__ at namespace scope, shared by two kernels (a common CUDA idiom).
+extern __shared__ float g_dynamic[];
+__global__ void fill_then_sum(float* out) {
+  g_dynamic[threadIdx.x] = float(threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float s = 0;
+    for (unsigned i = 0; i < blockDim.x; ++i) s += g_dynamic[i];
+    out[blockIdx.x] = s;
+  }
+}
+
+TEST_CASE("extern __shared__ at namespace scope") {
+  DeviceArray<float> d(3);
+  fill_then_sum<<<3, 100, 100 * sizeof(float)>>>(d.p);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d.get() == std::vector<float>{4950, 4950, 4950});
+}
