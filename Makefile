@@ -35,7 +35,7 @@ ifeq ($(BACKEND)$(if $(CHECK),y),cuday)
     $(error CHECK=$(CHECK) is not a checker here: use memcheck, racecheck, synccheck or initcheck)
   endif
   RUN_PREFIX := compute-sanitizer --tool $(GPU_CHECK_TOOL) --error-exitcode 10
-  ARGS += --no-timing
+  override ARGS += --no-timing
 endif
 
 include $(sort $(wildcard mk/*.mk))

@@ -9,6 +9,15 @@ OUT=${OUT:-/tmp/cudalab-gpu}
 mode=${1:-full}
 mkdir -p "$OUT/logs"
 log() { echo "== $*"; }
+# Whatever happens (a stage overrunning the call's limit included), pack what exists so it
+# comes back as one file, and keep a copy of everything printed.
+finish() {
+  python3 tools/summarize_reports.py "$OUT/logs" > "$OUT/summary.txt" 2>&1
+  cat "$OUT/summary.txt"
+  tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
+}
+trap finish EXIT
+exec > >(tee "$OUT/logs/session.txt") 2>&1
 
 log "GPU"
 nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv \
@@ -53,15 +62,13 @@ if [ "$mode" = full ]; then
   fi
   log "checkers (CHECK=) on the GPU"
   make BACKEND=cuda fixtures-cuda > "$OUT/logs/fixtures_build.log" 2>&1
-  make BACKEND=cuda solution1 CHECK=race ARGS="--only million --seed 3" > "$OUT/logs/check_race.log" 2>&1
+  timeout 120 make BACKEND=cuda solution1 CHECK=race ARGS="--only partial_last_block --seed 3" > "$OUT/logs/check_race.log" 2>&1
   echo "solution1 under racecheck: exit $? ($(grep -c 'RACECHECK SUMMARY: 0 hazards' "$OUT/logs/check_race.log") clean summaries)"
-  compute-sanitizer --tool memcheck --error-exitcode 10 build/cuda/fixtures/lab5_unguarded --only classic_1000 --no-timing \
+  timeout 120 compute-sanitizer --tool memcheck --error-exitcode 10 build/cuda/fixtures/lab5_unguarded --only classic_1000 --no-timing \
     > "$OUT/logs/check_memcheck.log" 2>&1
   echo "unguarded matmul under memcheck: exit $? ($(grep -c 'Invalid __global__ read' "$OUT/logs/check_memcheck.log") invalid reads reported)"
   log "tests"
-  make BACKEND=cuda test-unit test-labs > "$OUT/logs/test.log" 2>&1
+  timeout 240 make BACKEND=cuda test-unit test-labs > "$OUT/logs/test.log" 2>&1
   echo "make test-unit test-labs: exit $?"; tail -5 "$OUT/logs/test.log"
 fi
 
-python3 tools/summarize_reports.py "$OUT/logs" | tee "$OUT/summary.txt"
-tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"

@@ -8,6 +8,18 @@
 #include "cuda_errors.h"
 #include "diagnose.h"
 
+// Under the CPU backend's CHECK=asan, device memory is host memory: the guards are also
+// poisoned for AddressSanitizer, so a kernel touching them is reported at the student's own
+// line, not only afterwards by the guard check. The harness unpoisons them to use them.
+#if defined(CUDALAB_BACKEND_CPU) && defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define CUDALAB_GUARDS_POISON(p, bytes) ASAN_POISON_MEMORY_REGION(p, bytes)
+#define CUDALAB_GUARDS_UNPOISON(p, bytes) ASAN_UNPOISON_MEMORY_REGION(p, bytes)
+#else
+#define CUDALAB_GUARDS_POISON(p, bytes) ((void)0)
+#define CUDALAB_GUARDS_UNPOISON(p, bytes) ((void)0)
+#endif
+
 namespace cudalab {
 
 GuardedBuffer::GuardedBuffer(std::string name, size_t n) : name_(std::move(name)), n_(n) {
@@ -22,12 +34,17 @@ GuardedBuffer::GuardedBuffer(std::string name, size_t n) : name_(std::move(name)
   set_guards();
 }
 
-GuardedBuffer::~GuardedBuffer() { cudaFree(data_); }
+GuardedBuffer::~GuardedBuffer() {
+  CUDALAB_GUARDS_UNPOISON(data_ + n_, kGuardElements * sizeof(float));
+  cudaFree(data_);
+}
 
 void GuardedBuffer::set_guards() {
   std::vector<unsigned> guards(kGuardElements, kGuardBits);
+  CUDALAB_GUARDS_UNPOISON(data_ + n_, kGuardElements * sizeof(float));
   require(cudaMemcpy(data_ + n_, guards.data(), kGuardElements * sizeof(float), cudaMemcpyHostToDevice),
           "setting the guard elements of " + name_);
+  CUDALAB_GUARDS_POISON(data_ + n_, kGuardElements * sizeof(float));
 }
 
 void GuardedBuffer::poison() {
@@ -57,8 +74,10 @@ std::vector<float> GuardedBuffer::download() const {
 
 GuardedBuffer::GuardReport GuardedBuffer::check_guards() const {
   std::vector<unsigned> guards(kGuardElements);
+  CUDALAB_GUARDS_UNPOISON(data_ + n_, kGuardElements * sizeof(float));
   require(cudaMemcpy(guards.data(), data_ + n_, kGuardElements * sizeof(float), cudaMemcpyDeviceToHost),
           "reading the guard elements of " + name_);
+  CUDALAB_GUARDS_POISON(data_ + n_, kGuardElements * sizeof(float));
   GuardReport r;
   for (size_t i = 0; i < kGuardElements; ++i)
     if (guards[i] != kGuardBits) {

@@ -67,6 +67,7 @@ Options parse_options(int argc, const char* const* argv) {
     else if (arg == "--size") o.size = parse_size(need_value());
     else if (arg == "--only") o.only = need_value();
     else if (arg == "--json") o.json_path = need_value();
+    else if (arg == "--schedule") o.schedule = need_value();
     else if (arg == "--no-timing") o.timing = false;
     else if (arg == "--list") o.list = true;
     else if (arg == "--help" || arg == "-h") o.help = true;
@@ -86,6 +87,8 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "  --no-timing    correctness checks only\n"
     << "  --json PATH    also write every check and figure to PATH\n"
     << "  --list         list the checks and exit\n"
+    << "  --schedule S   CPU backend: the order threads run between barriers: in-order, reverse,\n"
+    << "                 random:SEED (order-dependent bugs show)\n"
     << "  --help         this text\n\n"
     << "exit status: 0 all checks passed, 1 a check failed, 2 bad usage,\n             3 the GPU context was lost, 4 no usable GPU\n";
   return s.str();

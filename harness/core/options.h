@@ -15,6 +15,7 @@ struct Options {
   std::string json_path;                  // --json PATH
   bool list = false;                      // --list
   bool help = false;                      // --help
+  std::string schedule;                   // --schedule in-order|reverse|random:SEED (CPU backend)
 };
 
 // Parses argv. Throws UsageError with a message naming the problem and the fix.

@@ -130,6 +130,14 @@ int run_lab(int argc, char** argv) {
       return kAllPassed;
     }
     cases = select_cases(suite, opt);
+    if (!opt.schedule.empty()) {
+#ifdef CUDALAB_BACKEND_CPU
+      if (!cudalab_cpu::set_schedule(opt.schedule.c_str()))
+        throw UsageError{"--schedule '" + opt.schedule + "': use in-order, reverse or random:SEED"};
+#else
+      throw UsageError{"--schedule changes the CPU backend's thread order; a GPU schedules threads itself"};
+#endif
+    }
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: %s\n", argv[0], e.message.c_str());
     return kUsage;

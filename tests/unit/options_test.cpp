@@ -17,6 +17,7 @@ TEST_CASE("every option parses, in both --opt value and --opt=value forms") {
   CHECK_FALSE(o.timing);
   CHECK(o.json_path == "r.json");
   CHECK(parse({"--list"}).list);
+  CHECK(parse({"--schedule=random:5"}).schedule == "random:5");
   CHECK(parse({"--help"}).help);
 }
 
