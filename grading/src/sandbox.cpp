@@ -7,6 +7,7 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -107,10 +108,18 @@ void set_limit(int resource, uint64_t value) {
   if (getppid() != grader) _exit(127);  // the grader died before the line above
   if (!spec.new_namespaces) become_program(spec, p);
 
-  if (unshare(CLONE_NEWPID | CLONE_NEWNET) != 0) child_fail(p.status_w, "cannot create namespaces");
+  if (unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS) != 0) child_fail(p.status_w, "cannot create namespaces");
   pid_t inner = fork();
   if (inner < 0) child_fail(p.status_w, "cannot fork");
-  if (inner == 0) become_program(spec, p);
+  if (inner == 0) {
+    // The CUDA driver reads /proc about its own process: in a new PID namespace it needs a
+    // /proc of that namespace (seen on an H100: without it, CUDA initialisation fails with
+    // "OS call failed"). Mounted in a private mount namespace, so the grader's is untouched.
+    // A failure here is not fatal: CPU-backend runs do not need it.
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0)
+      mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+    become_program(spec, p);
+  }
   close(p.status_w);
   int st = 0;
   while (waitpid(inner, &st, 0) < 0 && errno == EINTR) {
@@ -290,7 +299,7 @@ bool namespaces_available() {
   static const bool ok = [] {
     if (geteuid() != 0) return false;
     pid_t pid = fork();
-    if (pid == 0) _exit(unshare(CLONE_NEWPID | CLONE_NEWNET) == 0 ? 0 : 1);
+    if (pid == 0) _exit(unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS) == 0 ? 0 : 1);
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) != pid) return false;
     return WIFEXITED(st) && WEXITSTATUS(st) == 0;
