@@ -4,6 +4,9 @@
 #include <cuda_runtime.h>
 
 #include "cuda_errors.h"
+#include "ceilings.h"
+#include "diagnose.h"
+#include "sum_reference.h"
 
 namespace cudalab {
 
@@ -64,6 +67,31 @@ Timing time_cub_sum(const float* d_in, size_t n) {
   cudaFree(temp);
   cudaFree(d_out);
   return t;
+}
+
+SumTimingReport::SumTimingReport(size_t n, const std::string& size_note) : n_(n), bytes_(n * sizeof(float)) {
+  report.status = "measured";
+  report.size = "n = " + with_commas(n) + " floats (" + with_commas(bytes_ >> 20) + " MiB)" + size_note;
+  report.note = "CUDA events, median of 20 after 3 warm-ups, L2 flushed before each";
+  report.ceiling_name = "device-to-device copy (bytes read + written)";
+  report.ceiling_value = copy_bandwidth_gbs(bytes_);
+  report.ceiling_unit = "GB/s";
+}
+
+void SumTimingReport::add(const std::string& name, const std::string& role, double ms, const std::string& note) {
+  double gbs = double(bytes_) / (ms * 1e6);
+  bool on_gpu = role == "student" || role == "baseline" || role == "vendor";
+  report.rows.push_back({name, role, ms, gbs, "GB/s", on_gpu ? gbs / report.ceiling_value : 0, note});
+}
+
+void SumTimingReport::add_comparisons(const std::vector<float>& input, const float* d_input) {
+  Timing cpu = time_host([&] {
+    volatile double s = serial_sum(input);
+    (void)s;
+  });
+  add("one CPU core (serial, double)", "cpu", cpu.median_ms);
+  add("naive interleaved, all levels (harness)", "baseline", time_naive_interleaved_sum(d_input, n_).median_ms);
+  add("CUB DeviceReduce::Sum", "vendor", time_cub_sum(d_input, n_).median_ms);
 }
 
 }  // namespace cudalab

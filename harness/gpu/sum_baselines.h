@@ -1,8 +1,11 @@
 // What the sum labs (1, 2, 3) are timed against, besides one CPU core.
 #pragma once
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "timer.h"
+#include "timing_report.h"
 
 namespace cudalab {
 
@@ -13,5 +16,20 @@ Timing time_naive_interleaved_sum(const float* d_in, size_t n);
 
 // CUB's DeviceReduce::Sum, the vendor library's answer.
 Timing time_cub_sum(const float* d_in, size_t n);
+
+// The frame every sum lab's timing shares: n floats summed, judged by bytes read against the
+// device-to-device copy bandwidth measured now. `size_note` is appended to the size line.
+class SumTimingReport {
+ public:
+  SumTimingReport(size_t n, const std::string& size_note = "");
+  // A row; GB/s are bytes read / time, and only GPU kernels get a fraction of the ceiling.
+  void add(const std::string& name, const std::string& role, double ms, const std::string& note = "");
+  // The rows every sum lab compares against: one CPU core, the naive kernel, CUB.
+  void add_comparisons(const std::vector<float>& input, const float* d_input);
+  TimingReport report;
+
+ private:
+  size_t n_, bytes_;
+};
 
 }  // namespace cudalab
