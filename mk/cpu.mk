@@ -67,8 +67,13 @@ cpu-deps:
 	  test -f $(CPU_BOOST_HEADER) || { echo "cudalab: Boost.Context is still missing; install libboost-context-dev"; exit 1; }; \
 	fi
 
-# The lab binaries are relinked when CHECK changes (this file's content is the variant).
+# The lab binaries are relinked when CHECK changes (this file's content is the variant). A GPU
+# run's CHECK=memcheck leaves it alone, so it does not force CPU relinks later.
+ifeq ($(BACKEND),cpu)
 $(shell mkdir -p $(CPU_OUT) && { [ -f $(CPU_OUT)/check-mode ] && [ "$$(cat $(CPU_OUT)/check-mode)" = "$(CPU_CHECK)" ] || echo "$(CPU_CHECK)" > $(CPU_OUT)/check-mode; })
+else
+$(shell mkdir -p $(CPU_OUT) && { [ -f $(CPU_OUT)/check-mode ] || echo "$(CPU_CHECK)" > $(CPU_OUT)/check-mode; })
+endif
 
 # ---- Rules for one variant: $(1) name, $(2) directory --------------------------------------
 define cpu_variant_rules

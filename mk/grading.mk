@@ -58,7 +58,9 @@ $(GRADING_OUT)/channel_probe: tests/grading/channel_probe.cpp harness/core/repor
 	@mkdir -p $(@D)
 	$(GRADING_CXX) -Iharness/core tests/grading/channel_probe.cpp harness/core/report_channel.cpp -o $@
 
-test-grading: $(GRADING_OUT)/grading_tests $(GRADER) $(GRADING_OUT)/channel_probe
+# The grader under test builds lab binaries with a nested `make lab-binary BACKEND=cpu`: the CPU
+# harness must be complete first, or under `make -j test` both makes would write its objects.
+test-grading: $(GRADING_OUT)/grading_tests $(GRADER) $(GRADING_OUT)/channel_probe | cpu-build-all
 	CUDALAB_GRADER=$(GRADER) ./$(GRADING_OUT)/grading_tests
 
 TEST_TARGETS += test-grading

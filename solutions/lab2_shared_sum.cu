@@ -75,8 +75,9 @@
 //
 //  WHAT THE CHECKS MEAN
 //  --------------------
-//  Each check fills the input with random numbers in [0.5, 1.5) (never zeros, so a
-//  forgotten element shows) and compares two things with a double-precision CPU sum:
+//  Each check fills the input with random numbers in [0.5, 1.5), the last one tens of
+//  thousands (never zeros, and a forgotten last element shows at any size), and compares
+//  two things with a double-precision CPU sum:
 //  every block sum your first launch wrote to d_block_sums (a wrong one is reported with its
 //  block), and the final sum in d_sum. The tolerance comes from how much float rounding a
 //  tree of this depth can add. Sizes go from n = 1 through 1023, 1024, 1025 and odd sizes

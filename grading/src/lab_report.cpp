@@ -61,7 +61,8 @@ LabReport parse_lab_report(const std::string& text) {
       const json& t = j["timing"];
       r.timing_status = t.value("status", "");
       r.timing_note = t.value("note", "");
-      if (t.contains("rows"))
+      // Only a measured timing has a time to grade ("wrong_answer": the timed run was wrong).
+      if (r.timing_status == "measured" && t.contains("rows"))
         for (const auto& row : t["rows"])
           if (row.value("role", "") == "student" && row.contains("ms") && row["ms"].is_number()) {
             r.student_ms = row["ms"].get<double>();

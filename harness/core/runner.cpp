@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cuda_errors.h"
+#include "cudalab/launch_check.h"  // declares note_source_file, which lab files call
 #include "options.h"
 #include "random.h"
 #include "report_channel.h"
@@ -15,6 +16,7 @@
 
 namespace cudalab {
 
+// Recorded by launch_check.h when the lab file is compiled with CUDALAB_SOURCE_FILE.
 static const char* g_source_file = "";
 const char* note_source_file(const char* path) { return g_source_file = path; }
 
@@ -97,7 +99,18 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed,
     t.note = "emulated: no speedup measured (the CPU backend checks correctness; time your code on a GPU)";
     return t;
   }
-  if (context_lost || rec.count(Status::Pass) + rec.count(Status::Skipped) != rec.checks.size()) {
+  // Say why, for each reason: "fix the failing checks" is no help when no check could run.
+  if (!rec.device.usable) {
+    t.status = "skipped";
+    t.note = "not timed: there is no usable GPU (see the message above)";
+    return t;
+  }
+  if (context_lost) {
+    t.status = "skipped";
+    t.note = "not timed: a check broke the GPU context, so nothing more can run in this process";
+    return t;
+  }
+  if (rec.count(Status::Pass) + rec.count(Status::Skipped) != rec.checks.size()) {
     t.status = "skipped";
     t.note = "not timed: fix the failing checks first (the speed of a wrong answer means nothing)";
     return t;
@@ -150,7 +163,7 @@ int run_lab(int argc, char** argv) {
   RunRecord rec;
   rec.lab = suite.number;
   rec.title = suite.title;
-  rec.backend = cpu_backend() ? "cpu" : "cuda";
+  rec.backend = backend_name();
   rec.program = argv[0];
   rec.source = g_source_file;
   rec.seed = opt.seed ? *opt.seed : fresh_seed();
@@ -189,6 +202,7 @@ int run_lab(int argc, char** argv) {
 
   if (!rec.device.usable) return kNoDevice;
   if (context_lost) return kContextLost;
+  if (rec.timing.status == "wrong_answer") return kCheckFailed;
   return rec.count(Status::Pass) + rec.count(Status::Skipped) == rec.checks.size() ? kAllPassed : kCheckFailed;
 }
 

@@ -6,8 +6,11 @@
 
 namespace cudalab {
 
-// Inputs of every sum check: uniform in [0.5, 1.5). Positive on purpose: the prefix sums
-// then rise, so a wrong sum can be explained ("equals the first m elements").
+// Inputs of every sum check: uniform in [0.5, 1.5), except the last element, uniform in
+// [2^15, 3 * 2^15). Positive on purpose: the prefix sums then rise, so a wrong sum can be
+// explained ("equals the first m elements"). The large last element is the one a level
+// boundary bug leaves out (n = B^2 + 1 needs a third level for it alone), and at 2^30
+// elements the rounding tolerance (thousands) would hide a missing element of size 1.
 std::vector<float> sum_input(size_t n, uint64_t seed);
 
 struct SumReference {

@@ -16,7 +16,9 @@ struct TimingRow {
 };
 
 struct TimingReport {
-  std::string status = "not_run";  // "measured", "skipped", "emulated", "not_run", "error"
+  // "measured", "skipped", "emulated", "not_run", "error", or "wrong_answer": the timed run's
+  // own result was wrong (the timed size is not among the checks' sizes), so no time counts.
+  std::string status = "not_run";
   std::string note;                // method, or why not measured
   std::string size;                // the timed problem size
   std::string ceiling_name;        // "device-to-device copy" or "cuBLAS SGEMM"
@@ -28,6 +30,15 @@ struct TimingReport {
     for (const auto& r : rows)
       if (r.role == role) return &r;
     return nullptr;
+  }
+
+  // Called by a lab's timing when the output of its last timed repeat is wrong: nothing is
+  // reported as the student's time. `what` says how it was wrong.
+  void wrong_answer(const std::string& what) {
+    status = "wrong_answer";
+    rows.clear();
+    note = "not timed: at the timed size (" + size + ") your code's answer was wrong: " + what +
+           ". Replay it with --size and --no-timing to see the check's report";
   }
 };
 

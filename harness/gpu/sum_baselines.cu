@@ -7,6 +7,7 @@
 #include "ceilings.h"
 #include "diagnose.h"
 #include "sum_reference.h"
+#include "tolerance.h"
 
 namespace cudalab {
 
@@ -82,6 +83,26 @@ void SumTimingReport::add(const std::string& name, const std::string& role, doub
   double gbs = double(bytes_) / (ms * 1e6);
   bool on_gpu = role == "student" || role == "baseline" || role == "vendor";
   report.rows.push_back({name, role, ms, gbs, "GB/s", on_gpu ? gbs / report.ceiling_value : 0, note});
+}
+
+bool SumTimingReport::check_total(const std::vector<float>& input, float got) {
+  const SumReference exact = sum_reference(input);
+  CheckResult r = check_sum(exact.sum, exact.abs_sum, got, input.size(), nullptr);
+  if (r.status == Status::Pass) return true;
+  report.wrong_answer(r.message);
+  return false;
+}
+
+bool SumTimingReport::check_block_sums(const std::vector<float>& input, size_t block, const std::vector<float>& got) {
+  const BlockSums ref = block_sums_reference(input, block);
+  for (size_t b = 0; b < ref.sums.size(); ++b) {
+    if (b >= got.size() || !within(ref.sums[b], got[b], sum_tolerance(ref.lengths[b], ref.abs_sums[b]))) {
+      report.wrong_answer("block sum " + with_commas(b) + " is " + (b < got.size() ? std::to_string(got[b]) : "missing") +
+                          ", expected " + std::to_string(ref.sums[b]));
+      return false;
+    }
+  }
+  return true;
 }
 
 void SumTimingReport::add_comparisons(const std::vector<float>& input, const float* d_input) {

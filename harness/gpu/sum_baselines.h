@@ -26,6 +26,10 @@ class SumTimingReport {
   void add(const std::string& name, const std::string& role, double ms, const std::string& note = "");
   // The rows every sum lab compares against: one CPU core, the naive kernel, CUB.
   void add_comparisons(const std::vector<float>& input, const float* d_input);
+  // The timed run's own answer, checked as the checks would: a wrong one marks the report
+  // "wrong_answer" (no time counts) and returns false.
+  bool check_total(const std::vector<float>& input, float got);
+  bool check_block_sums(const std::vector<float>& input, size_t block, const std::vector<float>& got);
   TimingReport report;
 
  private:

@@ -25,14 +25,14 @@ struct Run {
   nlohmann::json report;
 };
 
-Run run_binary(const std::string& binary, int lab) {
+Run run_binary(const std::string& binary, int lab, bool timed = false) {
   std::string flat = binary;
   for (auto& c : flat)
     if (c == '/') c = '_';
   std::string json_path = g_build_dir + "/test-reports/" + flat + ".json";
   std::system(("mkdir -p " + g_build_dir + "/test-reports").c_str());
   // A hang would stop the suite: every run gets a wall-clock limit.
-  std::string cmd = "timeout 300 " + binary + " --no-timing --seed " + std::to_string(1000 + lab) + " --json " +
+  std::string cmd = "timeout 300 " + binary + (timed ? "" : " --no-timing") + " --seed " + std::to_string(1000 + lab) + " --json " +
                     json_path + " > " + json_path + ".log 2>&1";
   int raw = std::system(cmd.c_str());
   Run r;
@@ -87,6 +87,7 @@ struct Expectation {
   int exit_status = -1;
   std::string message;
   bool not_run = false;
+  std::string timing;  // a timing status expected (the fixture then runs with timing)
   std::string backends = "cuda cpu";
 };
 Expectation read_expectation(const std::string& source) {
@@ -103,6 +104,7 @@ Expectation read_expectation(const std::string& source) {
     if (auto v = value("// expect-message: ")) e.message = *v;
     if (auto v = value("// expect-not-run: ")) e.not_run = *v == "yes";
     if (auto v = value("// backends: ")) e.backends = *v;
+    if (auto v = value("// expect-timing: ")) e.timing = *v;
   }
   return e;
 }
@@ -121,7 +123,7 @@ TEST_CASE("planted bugs get the verdict and message their fixture states") {
     CAPTURE(source);
     std::string name = source.substr(source.rfind('/') + 1);
     name = name.substr(0, name.size() - 3);
-    Run r = run_binary(g_build_dir + "/fixtures/" + name, std::stoi(name.substr(3, 1)));
+    Run r = run_binary(g_build_dir + "/fixtures/" + name, std::stoi(name.substr(3, 1)), !e.timing.empty());
     ++count;
     CHECK(r.exit_status == e.exit_status);
     REQUIRE(r.report.is_object());
@@ -131,9 +133,15 @@ TEST_CASE("planted bugs get the verdict and message their fixture states") {
       for (const auto& n : c["notes"]) found |= n.get<std::string>().find(e.message) != std::string::npos;
       any_not_run |= c["status"] == "not_run";
     }
+    if (!e.timing.empty()) {
+      // A bug only the timed run shows: the checks pass, and the timing refuses the time.
+      CHECK(r.report["timing"]["status"] == e.timing);
+      found |= r.report["timing"]["note"].get<std::string>().find(e.message) != std::string::npos;
+    } else {
+      CHECK(r.report["summary"]["passed"].get<int>() < r.report["summary"]["total"].get<int>());
+    }
     CHECK_MESSAGE(found, "no check message contains '" << e.message << "'");
     if (e.not_run) CHECK(any_not_run);
-    CHECK(r.report["summary"]["passed"].get<int>() < r.report["summary"]["total"].get<int>());
   }
   CHECK(count > 0);
 }

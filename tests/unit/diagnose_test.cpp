@@ -102,7 +102,10 @@ TEST_CASE("sum diagnosis: a truncated sum names how many elements were added") {
 }
 
 TEST_CASE("sum diagnosis: off by one block") {
-  std::vector<float> x = sum_input(50000, 9);
+  // Every 512-element block has its own sum (values rise by 1/64 from block to block) and
+  // no block of another width comes near it, so exactly one block fits what is missing.
+  std::vector<float> x(3000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 1.0f + 0.015625f * float(i / 512);
   SumReference ref = sum_reference(x);
   std::vector<double> p = prefix_sums(x);
   double missing_block = p[3 * 512] - p[2 * 512];  // block 2 of 512 left out
@@ -110,6 +113,36 @@ TEST_CASE("sum diagnosis: off by one block") {
   REQUIRE(r.notes.size() == 1);
   CHECK(r.notes[0].find("one block") != std::string::npos);
   CHECK(r.notes[0].find("[1,024, 1,536)") != std::string::npos);
+}
+
+TEST_CASE("sum inputs: a forgotten last element shows even where the tolerance is wide") {
+  // n = 2^20 + 1: the element that needs one more block (or level). Its value is far above
+  // the tolerance of a sum this long, and the note names where the sum stopped.
+  const size_t n = (size_t(1) << 20) + 1;
+  std::vector<float> x = sum_input(n, 5);
+  CHECK(x[n - 1] >= 32768.0f);
+  CHECK(x[0] >= 0.5f);
+  CHECK(x[0] < 1.5f);
+  SumReference ref = sum_reference(x);
+  std::vector<double> p = prefix_sums(x);
+  CheckResult r = check_sum(ref.sum, ref.abs_sum, float(p[n - 1]), n, &p);
+  CHECK(r.status == Status::Fail);
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].find("1,048,576") != std::string::npos);
+}
+
+TEST_CASE("sum diagnosis: no block is named where the tolerance cannot tell which") {
+  // At 2^20 elements the tolerance (about 5) is wider than the spread of 32-element block
+  // sums, so hundreds of blocks fit a missing one; naming any would mislead.
+  const size_t n = size_t(1) << 20;
+  std::vector<float> x = sum_input(n, 11);
+  SumReference ref = sum_reference(x);
+  std::vector<double> p = prefix_sums(x);
+  const size_t lost = 12345;  // block 12,345 of 32 elements
+  double missing = p[(lost + 1) * 32] - p[lost * 32];
+  CheckResult r = check_sum(ref.sum, ref.abs_sum, float(ref.sum - missing), n, &p);
+  CHECK(r.status == Status::Fail);
+  for (const auto& note : r.notes) CHECK(note.find("one block") == std::string::npos);
 }
 
 TEST_CASE("sum diagnosis: poison, NaN, zero, double counting, and a pass") {
