@@ -7,9 +7,10 @@
 #   make clean
 #
 # BACKEND=cuda|cpu picks where kernels run (default: the GPU when one answers, else the CPU).
-# ARCH=90 picks the GPU architecture (default: the GPU found, else $(DEFAULT_ARCH) plus PTX).
+# ARCH=90 picks the GPU architecture (default: the GPU found, else sm_80 plus PTX).
 
 LABS := 1 2 3 4 5
+# `make help` prints lines 2-11 verbatim: keep the sm_80 there in step with this.
 DEFAULT_ARCH := 80
 
 ifeq ($(origin BACKEND), undefined)

@@ -82,7 +82,8 @@
 // block_sums[blockIdx.x].
 __global__ void interleaved_sum_kernel(float* data, float* block_sums, size_t n) {
   // TODO 1: the index of this thread's element: the block's first element plus threadIdx.x.
-  //         (Use size_t: n can exceed 2^31 / 32 blocks' worth of int arithmetic.)
+  //         (Use size_t. Here n is at most 2^30, so an int would do, but size_t is the habit
+  //         that keeps index arithmetic safe as sizes grow: lab 3 goes up to 2^31.)
 
   // TODO 2: for s = 1, 2, 4, ... while s < blockDim.x:
   //           if threadIdx.x % (2*s) == 0 and the partner i + s is inside the array (< n),

@@ -1,7 +1,9 @@
 # The GPU build: harness library, lab binaries, compiled with nvcc for one architecture.
 
 NVCC ?= nvcc
-CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+# Through symlinks first: for a linked nvcc (/usr/bin/nvcc -> /opt/cuda/bin/nvcc, say) the
+# toolkit, and its include/, is where the link points, not /usr.
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null)))
 ifeq ($(origin ARCH), undefined)
   ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '.[:space:]')
   ifeq ($(ARCH),)

@@ -78,9 +78,10 @@
 //
 //  WHAT THE CHECKS MEAN
 //  --------------------
-//  Each check sums random numbers in [0.5, 1.5) (never zeros, so a forgotten element
-//  shows) and compares your d_sum with a double-precision CPU sum, within a tolerance that
-//  grows with the depth of the tree. The sizes sit on both sides of the places where one
+//  Each check sums random numbers in [0.5, 1.5), the last one tens of thousands (never
+//  zeros, and the element that needs one more block or level is too large to hide inside
+//  the rounding tolerance), and compares your d_sum with a double-precision CPU sum, within
+//  a tolerance that grows with the depth of the tree. The sizes sit on both sides of the places where one
 //  more block, or one more level, is needed, for B = 256, 512, 1024, 2048 and 8192 elements
 //  per block: B - 1 and B + 1, B^2 - 1 and B^2 + 1, B^3 + 1 where that fits, and 2^30 =
 //  1024^3 elements; a check's id says which, as in b1024_squared_plus_one. Tiny sizes and
@@ -104,6 +105,9 @@
 //    only a few hundred partial sums: the other levels then cost one small launch.
 //  * Compare with atomicAdd(d_sum, block_sum): one level, but the order of the additions,
 //    and so the rounding of the result, changes from run to run.
+//    Keep that chain of additions short (a grid-stride loop, so only a few hundred blocks
+//    add to d_sum): one atomicAdd per 1024 elements is 2^20 float additions in a row at
+//    2^30, and their rounding can exceed the tolerance of the largest check.
 // =============================================================================================
 
 #include <cuda_runtime.h>

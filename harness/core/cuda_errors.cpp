@@ -49,7 +49,8 @@ void check_launch(const char* kernel, const char* file, int line) {
   if (e != cudaSuccess) {
     std::string hint;
     if (e == cudaErrorInvalidConfiguration)
-      hint = " (blocks hold at most 1024 threads, and the grid needs at least one block)";
+      hint = " (a block holds at most 1024 threads, the grid needs at least one block, gridDim.y and "
+             "gridDim.z may be at most 65,535, and a block may not ask for more shared memory than the GPU has)";
     throw CudaFailure(e, std::string("launching ") + kernel + " at " + at + " failed: " + describe(e) + hint);
   }
   if (!g_sync_after_launch) return;

@@ -1,8 +1,10 @@
 #include "options.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
+#include <string>
 
 namespace cudalab {
 namespace {
@@ -26,6 +28,11 @@ size_t parse_dimension(const std::string& text) {
     if (std::string(op) == "^" && base != 2)
       throw UsageError{"--size: only powers of two can be written with ^ (as in 2^30)"};
     if (exp > 40) throw UsageError{"--size '" + text + "' is too large"};
+    // A shift drops the bits it pushes out without a word: refuse instead of running a
+    // size nobody asked for.
+    if (base > (SIZE_MAX >> exp))
+      throw UsageError{"--size '" + text + "' is too large: it does not fit in " +
+                       std::to_string(8 * sizeof(size_t)) + " bits"};
     return std::string(op) == "^" ? size_t(1) << exp : size_t(base) << exp;
   }
   uint64_t v = parse_unsigned(text, "--size");

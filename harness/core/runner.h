@@ -8,7 +8,4 @@ enum ExitStatus { kAllPassed = 0, kCheckFailed = 1, kUsage = 2, kContextLost = 3
 
 int run_lab(int argc, char** argv);
 
-// Recorded by launch_check.h when the lab file is compiled with CUDALAB_SOURCE_FILE.
-const char* note_source_file(const char* path);
-
 }  // namespace cudalab

@@ -26,6 +26,7 @@
 #include <cstdarg>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -648,8 +649,11 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
   w.bar_arrived = 0, w.bar_count = 0, w.bar_and = 1, w.bar_or = 0;
   w.aborted = false;
   if (g_schedule == Schedule::Random) {
-    // Seeded by block, not by worker, so a seed replays the same interleaving.
+    // Seeded by block, not by worker, and shuffled from the identity rather than from what
+    // the worker's previous block left: which worker runs which block varies, so anything
+    // else would not replay.
     w.rng.seed(g_schedule_seed * 0x9E3779B97F4A7C15ull ^ (L.schedule_index << 40) ^ b);
+    std::iota(w.order.begin(), w.order.end(), 0);
     std::shuffle(w.order.begin(), w.order.end(), w.rng);
   }
 #if defined(CUDALAB_CPU_ASAN)
@@ -893,6 +897,9 @@ const char* schedule_name() {
 }
 
 int worker_count() { return configured_workers(); }
+// The pool grows to the largest count asked for and a launch wakes only as many helpers as it
+// needs, so the count can change between launches.
+void set_worker_count(int n) { g_workers = n > 0 ? std::clamp(n, 1, 256) : 0; }
 
 static std::string g_last_failure;
 const char* last_failure() { return g_last_failure.c_str(); }

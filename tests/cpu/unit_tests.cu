@@ -361,6 +361,42 @@ TEST_CASE("--schedule: in-order, reverse and random:SEED change the order betwee
   CHECK_FALSE(cudalab_cpu::set_schedule("sideways"));
 }
 
+// Each block records the order its threads start in, and the order they leave a barrier in.
+// With hold set, block 0 waits until block 1 has finished, so that block 1 must run on the
+// other worker, as the first block that worker runs (needs 2 workers or it would never end).
+__global__ void block_arrival_order(int* order, int* next, bool hold) {
+  int* mine = order + 2 * blockDim.x * blockIdx.x;
+  int* count = next + blockIdx.x;
+  mine[atomicAdd(count, 1)] = threadIdx.x;
+  if (hold && blockIdx.x == 0 && threadIdx.x == 0)
+    while (atomicAdd(next + 1, 0) < int(2 * blockDim.x)) {
+    }
+  __syncthreads();
+  mine[atomicAdd(count, 1)] = threadIdx.x;
+}
+
+static std::vector<int> block_orders_under(const char* schedule, int workers) {
+  const int blocks = 24, threads = 64;
+  cudalab_cpu::set_worker_count(workers);
+  REQUIRE(cudalab_cpu::set_schedule(schedule));
+  DeviceArray<int> order(2 * blocks * threads), next(blocks);
+  block_arrival_order<<<blocks, threads>>>(order.p, next.p, workers > 1);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  cudalab_cpu::set_schedule("in-order");
+  cudalab_cpu::set_worker_count(0);
+  return order.get();
+}
+
+TEST_CASE("random:SEED replays per block, whichever worker runs the block") {
+  // On one worker block 1 follows block 0; on two it runs first on its worker. A block's order
+  // must not depend on the blocks its worker ran before it.
+  auto one = block_orders_under("random:7", 1);
+  for (int run = 0; run < 3; ++run) CHECK(block_orders_under("random:7", 2) == one);
+  CHECK(block_orders_under("random:8", 2) != one);
+  // Blocks differ from each other too: the seed mixes in the block index.
+  CHECK(!std::equal(one.begin(), one.begin() + 128, one.begin() + 128));
+}
+
 // ---- diagnosis instead of a hang -------------------------------------------------------------------
 constexpr int kSplitFirst = __LINE__ + 3, kSplitSecond = __LINE__ + 5;
 __global__ void split_barrier(int* out) {

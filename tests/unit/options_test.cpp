@@ -44,3 +44,16 @@ TEST_CASE("bad input is refused with a message naming it") {
   CHECK(message([] { parse_size("3^4"); }).find("powers of two") != std::string::npos);
   CHECK(message([] { parse_size("10x"); }).find("needs a size") != std::string::npos);
 }
+
+TEST_CASE("a shift that would overflow is refused, not wrapped") {
+  // (2^24 - 1) << 40 is the largest that fits 64 bits; (2^24 + 1) << 40 would quietly be 2^40.
+  CHECK(parse_size("16777215<<40") == std::vector<size_t>{size_t(16777215) << 40});
+  std::string said = "no error";
+  try {
+    parse_size("16777217<<40");
+  } catch (const UsageError& e) {
+    said = e.message;
+  }
+  CHECK(said == "--size '16777217<<40' is too large: it does not fit in 64 bits");
+  CHECK_THROWS_AS(parse_size("1000x16777217<<40"), UsageError);
+}

@@ -715,6 +715,9 @@ namespace cudalab_cpu {
 bool set_schedule(const char* spec);
 const char* schedule_name();
 int worker_count();
+// Sets how many host threads run blocks (0: back to CUDALAB_CPU_WORKERS or the hardware
+// threads). Call it between launches, not from inside a kernel.
+void set_worker_count(int n);
 // The full text of the last kernel failure the emulator diagnosed ("" if none).
 const char* last_failure();
 }  // namespace cudalab_cpu
