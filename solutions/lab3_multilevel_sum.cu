@@ -81,17 +81,17 @@
 //  Each check sums random numbers in [0.5, 1.5), the last one tens of thousands (never
 //  zeros, and the element that needs one more block or level is too large to hide inside
 //  the rounding tolerance), and compares your d_sum with a double-precision CPU sum, within
-//  a tolerance that grows with the depth of the tree. The sizes sit on both sides of the places where one
-//  more block, or one more level, is needed, for B = 256, 512, 1024, 2048 and 8192 elements
-//  per block: B - 1 and B + 1, B^2 - 1 and B^2 + 1, B^3 + 1 where that fits, and 2^30 =
-//  1024^3 elements; a check's id says which, as in b1024_squared_plus_one. Tiny sizes and
-//  sizes that are not a multiple of 4 (for float4 loads) are there too. A wrong sum is
-//  explained when it can be: "the sum was never written", "equals the sum of the first
-//  1,024 elements", "off by exactly one block". d_sum and d_scratch are fenced with guard
-//  values, so writing past their end is reported even when the sum comes out right.
-//  The timing sums 2^26 floats (256 MiB, five times the H100's L2 cache; --size changes it)
-//  and shows your GB/s next to the copy bandwidth, one CPU core, lab 1's kernel and
-//  NVIDIA's CUB library.
+//  a tolerance that grows with the depth of the tree. The sizes sit on both sides of the
+//  places where one more block, or one more level, is needed, for B = 256, 512, 1024, 2048
+//  and 8192 elements per block: B - 1 and B + 1, B^2 - 1 and B^2 + 1, B^3 + 1 where that
+//  fits, and 2^30 = 1024^3 elements; a check's id says which, as in b1024_squared_plus_one.
+//  Tiny sizes and sizes that are not a multiple of 4 (for float4 loads) are there too. A
+//  wrong sum is explained when it can be: "the sum was never written", "equals the sum of
+//  the first 1,024 elements", "off by exactly one block". d_sum and d_scratch are fenced
+//  with guard values, so writing past their end is reported even when the sum comes out
+//  right. The timing sums 2^26 floats (256 MiB, five times the H100's L2 cache; --size
+//  changes it) and shows your GB/s next to the copy bandwidth, one CPU core, lab 1's kernel
+//  and NVIDIA's CUB library.
 //
 //  GOING FURTHER
 //  -------------
