@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "util.h"
 
@@ -109,6 +110,26 @@ std::string student_of_flat_file(const std::string& name, int lab) {
   return s;
 }
 
+// Makes every student name unique and keeps the grader's own names free: a repeated name
+// (a folder "alice" and a file "alice_lab3.cu") becomes "alice-2", or "alice-3" when a real
+// "alice-2" exists, and so on. `subs` is sorted, so the same input always gets the same names.
+void make_names_unique(std::vector<Submission>& subs) {
+  std::set<std::string> taken = {kReferenceFolder};
+  for (const auto& s : subs) taken.insert(s.student);  // real names come first
+  std::set<std::string> given;
+  for (auto& s : subs) {
+    if (s.student != kReferenceFolder && given.insert(s.student).second) continue;
+    for (int n = 2;; ++n) {
+      std::string candidate = s.student + "-" + std::to_string(n);
+      if (taken.insert(candidate).second) {
+        s.student = candidate;
+        given.insert(candidate);
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool names_lab(const std::string& file_name, int lab, size_t* token_at, size_t* token_len) {
@@ -146,6 +167,7 @@ Discovery discover(const fs::path& root, const DiscoverOptions& opt) {
     s.origin = dir;
     choose_file(s, dir, files_under(dir), opt);
     d.submissions.push_back(s);
+    make_names_unique(d.submissions);
     return d;
   }
 
@@ -188,12 +210,9 @@ Discovery discover(const fs::path& root, const DiscoverOptions& opt) {
     subs.push_back(s);
   }
   // Two origins with one safe name (a folder "alice" and a file "alice_lab3.cu") stay apart.
+  std::stable_sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.student < b.student; });
+  make_names_unique(subs);
   std::sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.student < b.student; });
-  std::map<std::string, int> seen;
-  for (auto& s : subs) {
-    int n = ++seen[s.student];
-    if (n > 1) s.student += "-" + std::to_string(n);
-  }
   d.submissions = std::move(subs);
   return d;
 }

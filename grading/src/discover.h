@@ -11,6 +11,9 @@ namespace grading {
 
 namespace fs = std::filesystem;
 
+// The grader's own folder beside the students' in the work folder: no student gets its name.
+inline constexpr const char* kReferenceFolder = "_reference";
+
 struct Submission {
   std::string student;              // safe as a file name, unique in the run
   fs::path origin;                  // the folder or file it came from

@@ -105,6 +105,8 @@ std::string explain_failed_run(const RunResult& raw) {
            " s: an endless loop, or threads waiting at a __syncthreads() that others never reach?";
   if (raw.term_signal == 11 || raw.term_signal == 7)
     return "crashed (" + raw.describe().substr(4) + "): an out-of-bounds memory access?";
+  if (raw.term_signal == 6)
+    return "stopped itself (" + raw.describe().substr(4) + "): a failed assert(), an uncaught exception, or too much memory?";
   if (raw.term_signal) return raw.describe();
   return raw.describe() + " before the harness finished";
 }
@@ -167,6 +169,7 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   spec.limits = build_limits(ctx);
   spec.run_as = ctx.build_as;
   spec.new_namespaces = ctx.namespaces;
+  spec.hidden = ctx.hidden;  // the compiler, too, must not reach the reference solutions
   RunResult b = run_sandboxed(spec);
   // The unprivileged build may find the instructor's harness out of date (its sources changed
   // since the grader started) and cannot rebuild it: that is the grader's trouble, not the
@@ -176,7 +179,7 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
     static std::mutex harness_mutex;
     {
       std::lock_guard<std::mutex> lock(harness_mutex);
-      build_trusted(ctx, ctx.repo / "solutions" / ctx.lab_file_name, ctx.work / "_reference" / "lab");
+      build_trusted(ctx, ctx.repo / "solutions" / ctx.lab_file_name, ctx.work / kReferenceFolder / "lab");
     }
     b = run_sandboxed(spec);
   }
@@ -230,6 +233,7 @@ LabRun run_lab_binary(const GradingContext& ctx, const fs::path& binary, const f
   spec.limits = run_limits(ctx, timeout);
   spec.run_as = as;
   spec.new_namespaces = ctx.namespaces;
+  spec.hidden = ctx.hidden;
   spec.verdict_channel = true;
   LabRun run;
   run.raw = run_sandboxed(spec);

@@ -23,6 +23,7 @@ struct GradingContext {
   Rubric rubric;
   std::optional<Identity> build_as, run_as;  // set when the grader runs as root
   bool namespaces = false;
+  std::vector<std::filesystem::path> hidden;  // with namespaces, hidden from builds and runs (RunSpec::hidden)
   double build_timeout = 0, run_timeout = 0, check_timeout = 0;
   std::string path_env, ld_library_path;
   // From the reference solution's run: every check (id, title, and whether this backend

@@ -105,6 +105,41 @@ class Queue {
   bool closed_ = false;
 };
 
+// Whether `inner` is `outer` or lies under it (links resolved).
+bool within(const fs::path& inner, const fs::path& outer) {
+  std::error_code ec;
+  const fs::path rel = fs::weakly_canonical(inner, ec).lexically_relative(fs::weakly_canonical(outer, ec));
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+// What submissions' builds and runs must not see: the reference solutions and the grades
+// (the whole grades folder where that hides nothing the build needs, else this lab's).
+std::vector<fs::path> folders_to_hide(const fs::path& repo, const fs::path& work, const fs::path& grades_root,
+                                      const fs::path& lab_grades) {
+  auto hideable = [&](const fs::path& dir) { return !within(repo, dir) && !within(work, dir); };
+  std::vector<fs::path> out = {repo / "solutions"};
+  if (hideable(grades_root))
+    out.push_back(grades_root);
+  else if (hideable(lab_grades))
+    out.push_back(lab_grades);
+  return out;
+}
+
+// The rubric must name real checks: a misspelt id would score or hide nothing, silently.
+void check_rubric_ids(const Rubric& rubric, const std::vector<CheckOutcome>& checks) {
+  std::vector<std::string> ids;
+  for (const auto& c : checks) ids.push_back(c.id);
+  const auto unknown = rubric.unknown_checks(ids);
+  if (unknown.empty()) return;
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  throw SetupError(rubric.path + " names checks that lab " + std::to_string(rubric.lab) + " does not have: " +
+                   join(unknown) + " (under [checks.points] or in checks.hidden). Its checks are: " + join(ids) + ".");
+}
+
 std::string outcome_line(const StudentResult& r, const Rubric& rubric) {
   Score s = score(r, rubric);
   std::string line = format_points(s.total) + "/" + format_points(s.maximum) + " (" + r.verdict;
@@ -159,13 +194,18 @@ int run_grader(const Config& cfg_in) {
     }
     fs::create_directories(ctx.work);
     ::chmod(ctx.work.c_str(), 0711);
+    // Grades are for the instructor alone (the files in them are 0600 too). Nothing else
+    // needs them: submissions run as another user, and Gradescope's script runs as root.
     fs::create_directories(grades / "students");
+    ::chmod(grades.c_str(), 0700);
+    ::chmod((grades / "students").c_str(), 0700);
+    if (ctx.namespaces) ctx.hidden = folders_to_hide(cfg.repo, ctx.work, fs::absolute(cfg.grades), grades);
 
     // The reference solution: it builds the harness once (so that students' builds only
     // compile their file), gives the list of checks, and sets the bar for speed.
     std::cerr << "grader: lab " << cfg.lab << " on the " << (ctx.backend == "cuda" ? "GPU" : "CPU backend")
               << (gpus.empty() ? "" : " (" + std::to_string(gpus.size()) + " GPU(s))") << "; building the reference solution\n";
-    const fs::path ref_dir = ctx.work / "_reference";
+    const fs::path ref_dir = ctx.work / kReferenceFolder;
     fs::create_directories(ref_dir);
     const fs::path ref_bin = ref_dir / "lab";
     if (std::string err = build_trusted(ctx, cfg.repo / "solutions" / ctx.lab_file_name, ref_bin); !err.empty())
@@ -187,6 +227,7 @@ int run_grader(const Config& cfg_in) {
       ref_seconds = std::max(ref_seconds, ref.raw.seconds);
       if (auto j = nlohmann::json::parse(ref.report_json); j.contains("title")) info.title = j["title"].get<std::string>();
     }
+    check_rubric_ids(ctx.rubric, ctx.reference_checks);
     // A check alone gets a few times what the whole reference run needed, within the rubric.
     ctx.check_timeout = cfg.check_timeout.value_or(std::min(ctx.rubric.limits.check_seconds, 10 + 3 * ref_seconds));
 
@@ -200,6 +241,12 @@ int run_grader(const Config& cfg_in) {
       auto it = existing.find(s.student);
       if (!cfg.force && it != existing.end() && it->second.key == submission_key(s, ctx.backend)) {
         results[s.student] = it->second;
+        // Not run again, but scored again: the rubric may have changed since.
+        try {
+          save_derived(grades, it->second, ctx.rubric, info);
+        } catch (const std::exception& e) {
+          std::cerr << "grader: could not rewrite the feedback of " << s.student << ": " << e.what() << "\n";
+        }
         ++resumed;
       } else {
         todo.push_back(s);
@@ -249,11 +296,12 @@ int run_grader(const Config& cfg_in) {
       runners.emplace_back([&, gpu] {
         Built b;
         while (to_run.pop(b)) {
-          progress.started(b.result.student);
+          const std::string student = b.result.student;  // b is moved from below
+          progress.started(student);
           try {
             finish(run_and_finish(ctx, std::move(b), gpu));
           } catch (const std::exception& e) {
-            std::cerr << "\ngrader: could not grade " << b.result.student << ": " << e.what() << "\n";
+            std::cerr << "\ngrader: could not grade " << student << ": " << e.what() << "\n";
           }
         }
       });

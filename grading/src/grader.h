@@ -23,7 +23,9 @@ struct Config {
   bool isolate = true;                      // users and namespaces when root
 };
 
-// Returns the process exit status: 0 graded (whatever the scores), 2 bad setup.
+// Returns the process exit status: 0 every student graded (whatever the scores); 1 some
+// students could not be graded for the grader's own trouble (no result saved for them: run
+// again); 2 bad setup (no submissions folder, a rubric or reference solution in error).
 int run_grader(const Config& cfg);
 
 }  // namespace grading

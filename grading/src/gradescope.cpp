@@ -7,7 +7,8 @@
 
 namespace grading {
 
-nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, const LabInfo& lab) {
+// The lab is not named: Gradescope shows the assignment's own title above the results.
+nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, const LabInfo& /*lab*/) {
   using nlohmann::json;
   const Score s = score(r, rubric);
   json tests = json::array();
@@ -40,9 +41,9 @@ nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, con
                    {"status", s.speed.status == "graded" && s.speed.points > 0 ? "passed" : "failed"},
                    {"output", (s.speed.status == "graded" ? "" : "Not graded: ") + s.speed.note},
                    {"visibility", "visible"}});
-  std::string output = "Lab " + std::to_string(lab.lab) + ": " + std::to_string(int(s.total)) + "";
-  output = r.verdict == kGraded ? (s.correct ? "Every check passed." : "Some checks did not pass: see each test below.")
-                                : r.reason;
+  std::string output = r.verdict == kGraded
+                           ? (s.correct ? "Every check passed." : "Some checks did not pass: see each test below.")
+                           : r.reason;
   if (r.verdict == kBuildFailed && !r.build_log.empty()) output += "\n\n" + r.build_log;
   for (const auto& n : r.notes) output += "\n- " + n;
   return {{"score", s.total},

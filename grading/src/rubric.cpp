@@ -12,6 +12,16 @@ double Rubric::points_for(const std::string& id) const {
   return it == check_points.end() ? default_check_points : it->second;
 }
 
+std::vector<std::string> Rubric::unknown_checks(const std::vector<std::string>& check_ids) const {
+  const std::set<std::string> real(check_ids.begin(), check_ids.end());
+  std::set<std::string> unknown;
+  for (const auto& [id, points] : check_points)
+    if (!real.count(id)) unknown.insert(id);
+  for (const auto& id : hidden)
+    if (!real.count(id)) unknown.insert(id);
+  return {unknown.begin(), unknown.end()};
+}
+
 double Rubric::speed_score(double ratio) const {
   if (speed_points <= 0 || !(ratio > 0)) return 0;
   if (ratio <= full_at) return speed_points;

@@ -37,6 +37,9 @@ struct Rubric {
   } limits;
 
   double points_for(const std::string& check_id) const;
+  // Ids under [checks.points] and in checks.hidden that are none of `check_ids` (the lab's
+  // real checks): a typo there would silently score or show the wrong check.
+  std::vector<std::string> unknown_checks(const std::vector<std::string>& check_ids) const;
   // Speed points for a correct submission whose time is `ratio` times the reference's.
   double speed_score(double ratio) const;
 };

@@ -42,6 +42,7 @@ void note_running(pid_t pg, bool on) {
 // async-signal-safe calls are allowed, so no allocation happens there.
 struct Prepared {
   std::vector<char*> argv, envp;
+  std::vector<const char*> hidden;  // RunSpec::hidden
   int out_w = -1, chan_w = -1, status_w = -1, chan_target = -1;
 };
 
@@ -98,10 +99,52 @@ void set_limit(int resource, uint64_t value) {
   _exit(127);
 }
 
+// Mounts for the namespace's processes only: a /proc of the new PID namespace (the CUDA
+// driver reads /proc about its own process; seen on an H100: without it, CUDA initialisation
+// fails with "OS call failed"), and an empty read-only tmpfs over each hidden folder. Nothing
+// is mounted unless the mount namespace is made private first, so the grader's own mounts are
+// never touched. Failures are not fatal: CPU-backend runs need neither.
+void namespace_mounts(const Prepared& p) {
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return;
+  mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+  for (const char* dir : p.hidden)
+    mount("tmpfs", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555");
+}
+
+// PID 1 of the new namespace. The kernel drops any signal a namespace's init sends itself
+// without a handler, so the program must not be init: its abort() would be ignored, and it
+// would die of the SIGSEGV glibc falls back on. This init starts the program, reaps every
+// process that ends (orphans come to it), and when the program ends hands its wait status
+// up through `report_w` (init cannot die of that signal itself) and exits; the kernel then
+// kills whatever is left in the namespace.
+[[noreturn]] void namespace_init(const RunSpec& spec, const Prepared& p, int report_w) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  namespace_mounts(p);
+  pid_t program = fork();
+  if (program < 0) child_fail(p.status_w, "cannot fork");
+  if (program == 0) become_program(spec, p);  // report_w closes at its exec
+  // The program's copies of these are what the grader waits on, not init's.
+  close(p.status_w);
+  close(p.out_w);
+  if (p.chan_w >= 0) close(p.chan_w);
+  int st = 0;
+  for (;;) {
+    int s = 0;
+    pid_t w = waitpid(-1, &s, 0);
+    if (w == program) {
+      st = s;
+      break;
+    }
+    if (w < 0 && errno != EINTR) _exit(127);  // no children left: cannot happen while the program lives
+  }
+  (void)!write(report_w, &st, sizeof st);
+  _exit(0);
+}
+
 // The forked child: a new session (so one kill reaches the whole group), then either the
-// program itself or, with namespaces, a PID namespace whose init is the program: when that
-// init dies, the kernel kills everything left in the namespace, even processes that left
-// the group with setsid().
+// program itself or, with namespaces, new PID, network and mount namespaces whose init
+// (namespace_init) starts the program: when that init dies, the kernel kills everything left
+// in the namespace, even processes that left the group with setsid().
 [[noreturn]] void child_main(const RunSpec& spec, const Prepared& p, pid_t grader) {
   setsid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -109,21 +152,22 @@ void set_limit(int resource, uint64_t value) {
   if (!spec.new_namespaces) become_program(spec, p);
 
   if (unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS) != 0) child_fail(p.status_w, "cannot create namespaces");
-  pid_t inner = fork();
-  if (inner < 0) child_fail(p.status_w, "cannot fork");
-  if (inner == 0) {
-    // The CUDA driver reads /proc about its own process: in a new PID namespace it needs a
-    // /proc of that namespace (seen on an H100: without it, CUDA initialisation fails with
-    // "OS call failed"). Mounted in a private mount namespace, so the grader's is untouched.
-    // A failure here is not fatal: CPU-backend runs do not need it.
-    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0)
-      mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
-    become_program(spec, p);
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) child_fail(p.status_w, "cannot create a pipe");
+  pid_t init = fork();
+  if (init < 0) child_fail(p.status_w, "cannot fork");
+  if (init == 0) {
+    close(report[0]);
+    namespace_init(spec, p, report[1]);
   }
+  close(report[1]);
   close(p.status_w);
   int st = 0;
-  while (waitpid(inner, &st, 0) < 0 && errno == EINTR) {
+  while (waitpid(init, &st, 0) < 0 && errno == EINTR) {
   }
+  // The program's status, when init could report it; else init's own (it failed to start it).
+  int program_st = 0;
+  if (read(report[0], &program_st, sizeof program_st) == ssize_t(sizeof program_st)) st = program_st;
   if (WIFSIGNALED(st)) {
     // Pass the program's fate up unchanged: die of the same signal.
     signal(WTERMSIG(st), SIG_DFL);
@@ -195,11 +239,15 @@ RunResult run_sandboxed(const RunSpec& spec) {
   Prepared p;
   if (spec.verdict_channel) {
     if (pipe2(chan, O_CLOEXEC) != 0) {
+      for (int fd : {out[0], out[1], status[0], status[1]}) close(fd);
       r.start_error = "cannot create the verdict channel";
       return r;
     }
     r.secret = random_hex(32);
-    p.chan_target = 3 + int(random_u64() % 60);  // somewhere in 3..62, not a fixed number
+    // Somewhere in 3..62, not a fixed number; never the status pipe's descriptor, which the
+    // child still needs after it has put the channel in place (to say that exec failed).
+    do p.chan_target = 3 + int(random_u64() % 60);
+    while (p.chan_target == status[1]);
     env.push_back(std::string(cudalab::kVerdictChannelVariable) + "=" + std::to_string(p.chan_target) + ":" +
                   r.secret);
   }
@@ -207,6 +255,7 @@ RunResult run_sandboxed(const RunSpec& spec) {
   p.argv.push_back(nullptr);
   for (const auto& e : env) p.envp.push_back(const_cast<char*>(e.c_str()));
   p.envp.push_back(nullptr);
+  for (const auto& dir : spec.hidden) p.hidden.push_back(dir.c_str());
   p.out_w = out[1];
   p.chan_w = chan[1];
   p.status_w = status[1];

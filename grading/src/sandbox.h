@@ -36,6 +36,9 @@ struct RunSpec {
   std::optional<Identity> run_as;  // drop to this user (needs root)
   bool new_namespaces = false;     // private network (none) and PID namespace (needs root)
   bool verdict_channel = false;    // hand the program a pipe and a fresh secret (report_channel.h)
+  // With namespaces: folders covered by an empty read-only tmpfs for this run only (the
+  // reference solutions, the grades). Best effort: a folder that cannot be covered stays.
+  std::vector<std::filesystem::path> hidden;
 };
 
 struct RunResult {

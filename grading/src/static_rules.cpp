@@ -31,6 +31,84 @@ bool allowed_harness_reference(const std::string& name) {
          name.rfind("cudalab::note_source_file(", 0) == 0;
 }
 
+// Backslash-newline pairs removed, as the preprocessor does before it reads a directive
+// (`#inc\<newline>lude` is an #include); `splices` keeps where each was, for line numbers.
+std::string splice_lines(const std::string& text, std::vector<size_t>& splices) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+      splices.push_back(out.size());
+      ++i;
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+bool is_source_file(const std::string& name) {
+  static const std::regex source(R"(\.(cu|cpp|cc|cxx|c\+\+|c)$)", std::regex::icase);
+  return std::regex_search(name, source);
+}
+
+// Why a submission may not include `target` ("" when it may). The build's include paths
+// (-Iharness/include and the harness's own folders) would otherwise reach the reference
+// solutions through "..", and the harness's sources by name.
+std::string include_problem(const std::string& target) {
+  if (target.empty()) return "the name of the file to include is missing";
+  if (target[0] == '/' || target[0] == '\\') return "an absolute path reaches outside your lab file";
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : target + "/") {
+    if (c == '/' || c == '\\') {
+      if (!part.empty()) parts.push_back(part);
+      part.clear();
+    } else {
+      part += char(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  for (const auto& x : parts) {
+    if (x == "..") return "a path with `..` reaches outside your lab file";
+    if (x == "solutions" || x == "labs" || x == "harness" || x == "grading") return "it names the course's own files";
+  }
+  if (is_source_file(target)) return "only your lab file is graded, so it cannot include another source file";
+  static const std::regex lab_name(R"((^|[^a-z])lab[ _-]?[0-9]+)");
+  if (!parts.empty() && parts.front() != "cudalab" && std::regex_search(parts.back(), lab_name))
+    return "it names a lab's file";
+  return "";
+}
+
+// Every #include (also written %:include, #include_next or #import) must name a header
+// outright: a name built by a macro cannot be checked, so it is refused too.
+void check_includes(const std::string& code_with_strings, std::vector<Rejection>& out) {
+  std::vector<size_t> splices;
+  const std::string text = splice_lines(code_with_strings, splices);
+  static const std::regex directive(R"((^|\n)[ \t]*(#|%:)[ \t]*(include_next|include|import)\b[ \t]*([^\n]*))");
+  for (std::sregex_iterator it(text.begin(), text.end(), directive), end; it != end; ++it) {
+    const auto& m = *it;
+    std::string rest = m[4].str();
+    while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.pop_back();
+    std::string target, why;
+    const char close = rest.empty() ? 0 : rest[0] == '<' ? '>' : rest[0] == '"' ? '"' : 0;
+    const size_t end_at = close ? rest.find(close, 1) : std::string::npos;
+    if (end_at == std::string::npos) {
+      target = rest;
+      why = "the file to include must be written out in quotes or <>, not made by a macro";
+    } else {
+      target = rest.substr(0, end_at + 1);
+      why = include_problem(rest.substr(1, end_at - 1));
+    }
+    if (why.empty()) continue;
+    const size_t pos = size_t(m.position(4));
+    const size_t line = line_of(text, pos) + size_t(std::upper_bound(splices.begin(), splices.end(), pos) - splices.begin());
+    out.push_back({"include_path", "Your file includes `" + target.substr(0, 120) + "` (line " + std::to_string(line) +
+                                       "): " + why + ". A lab file may include its lab's header (\"cudalab/...\") "
+                                       "and system headers such as <cstdio> or <cuda_runtime.h>; please remove that line."});
+    return;  // one is enough to explain the rule
+  }
+}
+
 }  // namespace
 
 std::string strip_comments(const std::string& t, bool strings_too) {
@@ -109,6 +187,8 @@ std::vector<Rejection> check_source(const std::string& text, const std::vector<s
   const std::string code_with_strings = strip_comments(text, false);  // #include "..." names survive
   const std::string code = strip_comments(text, true);
   std::smatch m;
+
+  check_includes(code_with_strings, out);
 
   static const std::regex main_def(R"((^|[^\w.>:])main\s*\()");
   if (std::regex_search(code, m, main_def))

@@ -1,7 +1,9 @@
 // The rules a submission must follow before it is run, checked on its source (before the
-// build) and on its compiled object (after): no main, none of the harness's own symbols, no
-// CUDA runtime functions of its own, nothing that runs before the harness starts, and no
-// library doing the lab's work (CUB, Thrust, cuBLAS) where the rubric forbids it.
+// build) and on its compiled object (after): no #include beyond the lab's header and system
+// headers, no main, none of the harness's own symbols, no CUDA runtime functions of its own,
+// nothing placed to run before main (prioritized constructors, init sections; a plain static
+// initializer is allowed), and no library doing the lab's work (CUB, Thrust, cuBLAS) where
+// the rubric forbids it.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -10,7 +12,8 @@
 namespace grading {
 
 struct Rejection {
-  std::string rule;    // "defines_main", "harness_symbol", "cuda_runtime_definition", "early_code", "forbidden_library"
+  std::string rule;    // "include_path", "defines_main", "harness_symbol", "cuda_runtime_definition", "early_code",
+                       // "forbidden_library"
   std::string reason;  // student-facing, names what was found and where
 };
 

@@ -23,12 +23,16 @@ std::map<std::string, StudentResult> load_results(const fs::path& grades) {
   return out;
 }
 
-void save_student(const fs::path& grades, const StudentResult& r, const Rubric& rubric, const LabInfo& lab) {
+void save_derived(const fs::path& grades, const StudentResult& r, const Rubric& rubric, const LabInfo& lab) {
   const fs::path dir = student_dir(grades, r.student);
-  // The derived files first, the result last: a result on disk means the rest is there too.
   write_file_atomic(dir / "feedback.md", feedback_markdown(r, rubric, lab));
   write_file_atomic(dir / "results.json", gradescope_json(r, rubric, lab).dump(2) + "\n");
-  write_file_atomic(dir / "result.json", to_json(r).dump(1) + "\n");
+}
+
+void save_student(const fs::path& grades, const StudentResult& r, const Rubric& rubric, const LabInfo& lab) {
+  // The derived files first, the result last: a result on disk means the rest is there too.
+  save_derived(grades, r, rubric, lab);
+  write_file_atomic(student_dir(grades, r.student) / "result.json", to_json(r).dump(1) + "\n");
 }
 
 }  // namespace grading

@@ -68,7 +68,9 @@ void write_file_atomic(const fs::path& p, std::string_view content) {
   fs::create_directories(p.parent_path());
   fs::path tmp = p;
   tmp += ".tmp." + std::to_string(::getpid()) + "." + random_hex(4);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Owner only: grades and feedback are nobody else's business (a caller that needs more,
+  // like the student's source handed to the build user, widens it).
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) throw std::runtime_error("cannot write " + tmp.string());
   const char* d = content.data();
   size_t left = content.size();

@@ -18,6 +18,7 @@ uint64_t random_u64();
 std::optional<std::string> read_file(const fs::path& p, size_t max_bytes = size_t(1) << 30);
 // Writes to a temporary file beside `p`, flushes it to disk, then renames it over `p`: a
 // reader (or a grader restarted after a kill) sees the old file or the new one, never half.
+// The file is readable by its owner only (0600).
 void write_file_atomic(const fs::path& p, std::string_view content);
 
 // A student's name made safe as a file name: letters, digits, '.', '_', '-', '@' kept.

@@ -110,6 +110,23 @@ json result(const fs::path& grades, const std::string& student) {
   return json::parse(*read_file(grades / "lab1" / "students" / student / "result.json"));
 }
 
+// Whether `student`'s saved files are whole and agree with the gradebook's `total` of
+// `maximum`: result.json is theirs and fully passed, feedback.md and results.json carry that score.
+std::string intact(const fs::path& grades, const std::string& student, const std::string& total,
+                   const std::string& maximum) {
+  const fs::path dir = grades / "lab1" / "students" / student;
+  json r = json::parse(*read_file(dir / "result.json"));
+  if (r.value("student", "") != student || r.value("verdict", "") != "graded") return "result.json is not theirs";
+  for (const auto& c : r["checks"])
+    if (c["status"] != "pass" && c["status"] != "skipped") return "check " + c["id"].get<std::string>() + " did not pass";
+  const std::string feedback = read_file(dir / "feedback.md").value_or("");
+  if (feedback.find("**Score: " + total + " / " + maximum + "**") == std::string::npos)
+    return "feedback.md does not say " + total + " / " + maximum;
+  json gs = json::parse(*read_file(dir / "results.json"));
+  if (gs["score"].get<double>() != std::stod(total)) return "results.json scores " + gs["score"].dump();
+  return "";
+}
+
 std::string check_status(const json& r, const std::string& id) {
   for (const auto& c : r["checks"])
     if (c["id"] == id) return c["status"];
@@ -126,7 +143,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   INFO(*read_file(kRoot / "run1.log"));
 
   auto book = gradebook(grades);
-  CHECK(book.size() == 17);
+  CHECK(book.size() == 18);
   auto full = [&](const std::string& s) { return book.count(s) && book[s][1] == book[s][2] && book[s][1] != "0"; };
   auto zero = [&](const std::string& s) { return book.count(s) && book[s][1] == "0"; };
   auto verdict = [&](const std::string& s) { return book.count(s) ? book[s][3] : std::string("absent"); };
@@ -140,10 +157,13 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(result(grades, "defines_main")["rule"] == "defines_main");
   CHECK(verdict("calls_cub") == "rejected");
   CHECK(result(grades, "calls_cub")["rule"] == "forbidden_library");
+  CHECK(verdict("includes_solution") == "rejected");
+  CHECK(result(grades, "includes_solution")["rule"] == "include_path");
   CHECK(verdict("empty") == "no_submission");
   CHECK(verdict("two_candidates") == "no_submission");
   CHECK(verdict("binary") == "unreadable");
-  for (const char* s : {"fake_output", "exit_static_init", "writes_grades", "compile_error", "defines_main", "calls_cub"})
+  for (const char* s : {"fake_output", "exit_static_init", "writes_grades", "compile_error", "defines_main", "calls_cub",
+                        "includes_solution"})
     CHECK_MESSAGE(zero(s), s);
   CHECK(verdict("wrong_answer") == "graded");
   CHECK(std::stod(book["wrong_answer"][1]) < std::stod(book["wrong_answer"][2]));
@@ -164,7 +184,11 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(check_status(crash, "odd_size") == "pass");
   CHECK(check_status(crash, "million_and_change") == "pass");
 
-  CHECK(result(grades, "writes_grades")["run_log"].get<std::string>().find("could not write") != std::string::npos);
+  // writes_grades tried to overwrite the grades and `correct`'s files and program: nothing changed.
+  const std::string attack_log = result(grades, "writes_grades")["run_log"].get<std::string>();
+  CHECK(attack_log.find("could not write") != std::string::npos);
+  CHECK_MESSAGE(attack_log.find("wrote ") == std::string::npos, attack_log);
+  CHECK_MESSAGE(intact(grades, "correct", book["correct"][1], book["correct"][2]) == "", "correct");
   CHECK(result(grades, "output_flood")["notes"].dump().find("only the beginning was kept") != std::string::npos);
   CHECK(result(grades, "crlf_bom")["notes"].dump().find("CRLF") != std::string::npos);
   CHECK(fs::exists(grades / "lab1" / "students" / "correct" / "feedback.md"));
@@ -179,14 +203,14 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "results.json does not follow Gradescope's schema");
 
   json summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
-  CHECK(summary["students"] == 17);
+  CHECK(summary["students"] == 18);
   CHECK(summary["passed"] == 4);
 
   // Run again: nothing is graded twice, and the gradebook is the same.
   REQUIRE(wait_for(start(grader_args(grades, kRoot / "work"), kRoot / "run2.log")) == 0);
   summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
   CHECK(summary["graded_this_run"] == 0);
-  CHECK(summary["resumed"] == 17);
+  CHECK(summary["resumed"] == 18);
   CHECK_MESSAGE(gradebook(grades) == book, differing_rows(book, gradebook(grades)));
 
   // A changed file is graded again.
@@ -195,6 +219,22 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
   CHECK(summary["graded_this_run"] == 1);
   CHECK_MESSAGE(gradebook(grades) == book, differing_rows(book, gradebook(grades)));
+
+  // A rubric edited between runs: nobody is graded again, and every student's feedback and
+  // results.json follow the new points, not only the gradebook.
+  std::string toml = *read_file(kRepo / "grading/rubrics/lab1.toml");
+  REQUIRE(toml.find("\nodd_size = 3\n") != std::string::npos);
+  toml.replace(toml.find("\nodd_size = 3\n"), 14, "\nodd_size = 5\n");
+  write_file_atomic(kRoot / "lab1-edited.toml", toml);
+  std::vector<std::string> edited = grader_args(grades, kRoot / "work");
+  edited.insert(edited.end(), {"--rubric", (kRoot / "lab1-edited.toml").string()});
+  REQUIRE(wait_for(start(edited, kRoot / "run3b.log")) == 0);
+  summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
+  CHECK(summary["graded_this_run"] == 0);
+  const auto rescored = gradebook(grades);
+  REQUIRE(rescored.count("correct"));
+  CHECK(std::stod(rescored.at("correct")[1]) == std::stod(book["correct"][1]) + 2);
+  CHECK_MESSAGE(intact(grades, "correct", rescored.at("correct")[1], rescored.at("correct")[2]) == "", "correct, rescored");
 
   // Killed mid-run (SIGKILL: no chance to clean up), then started again: the same gradebook.
   const fs::path grades2 = kRoot / "grades-killed";

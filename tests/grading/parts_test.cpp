@@ -81,6 +81,27 @@ TEST_CASE("discovery: a Gradescope-style submission/ folder is one student") {
   CHECK(direct.submissions[0].file);
 }
 
+TEST_CASE("discovery: repeated names get a free suffix; the grader's own names are never a student's") {
+  fs::path root = fresh_dir("names");
+  touch(root / "alice" / "lab3.cu");
+  touch(root / "alice_lab3.cu");                  // a second "alice"
+  touch(root / "alice-2" / "lab3.cu");            // a real student called alice-2
+  touch(root / "_reference" / "lab3.cu");         // the reference's folder in the work folder
+  Discovery d = discover(root, lab3());
+  std::vector<std::string> names;
+  for (const auto& s : d.submissions) names.push_back(s.student);
+  CHECK(names == std::vector<std::string>{"_reference-2", "alice", "alice-2", "alice-3"});
+  CHECK(find(d, "alice").origin == root / "alice");  // the folder keeps the plain name
+  CHECK(find(d, "alice-2").origin == root / "alice-2");
+  CHECK(find(d, "alice-3").origin == root / "alice_lab3.cu");
+
+  fs::path gs = fresh_dir("names-gradescope");
+  touch(gs / "submission" / "lab3.cu");
+  Discovery one = discover(gs, DiscoverOptions{3, "lab3_multilevel_sum.cu", "_reference"});
+  REQUIRE(one.submissions.size() == 1);
+  CHECK(one.submissions[0].student == "_reference-2");
+}
+
 TEST_CASE("lab token: lab3, Lab_3, LAB-03, not lab30 nor collab3") {
   CHECK(names_lab("lab3.cu", 3));
   CHECK(names_lab("Lab_3_sum.cu", 3));
@@ -137,6 +158,38 @@ TEST_CASE("static rules on source: what is rejected, and what only looks like it
   CHECK(rule("// we do not use cub:: here\n") == "");
 }
 
+TEST_CASE("static rules: #include names the lab's header or a system header, nothing of the course") {
+  auto rule = [](const std::string& src) {
+    auto r = check_source(src, {});
+    return r.empty() ? std::string() : r.front().rule;
+  };
+  // What lab files really include.
+  CHECK(rule("#include <cstdio>\n#include <cuda_runtime.h>\n#include \"cudalab/lab3.h\"\n") == "");
+  CHECK(rule("#include \"cuda_runtime.h\"  // quoted is fine\n#include <cuda/std/atomic>\n#include<vector>\n") == "");
+  CHECK(rule("#include <cooperative_groups/reduce.h>\n#include \"cudalab/launch_check.h\"\n") == "");
+  // The reference solution, however it is reached.
+  CHECK(rule("#include \"../../solutions/lab3_multilevel_sum.cu\"\n") == "include_path");
+  CHECK(rule("#include </work/main/solutions/lab3_multilevel_sum.cu>\n") == "include_path");
+  CHECK(rule("#include \"cudalab/../../../solutions/lab3_multilevel_sum.cu\"\n") == "include_path");
+  CHECK(rule("#include \"solutions/lab3.h\"\n") == "include_path");
+  CHECK(rule("#include \"lab2_shared_sum.cu\"\n") == "include_path");     // another lab's file
+  CHECK(rule("#include \"sum_baselines.cu\"\n") == "include_path");       // a harness source, by name
+  CHECK(rule("#include \"..\\..\\solutions\\x.h\"\n") == "include_path");  // backslashes
+  CHECK(rule("  #  include_next <../x.h>\n") == "include_path");
+  CHECK(rule("%:include \"../x.h\"\n") == "include_path");                // a digraph for #
+  CHECK(rule("#inc\\\nlude \"../x.h\"\n") == "include_path");             // a line splice
+  CHECK(rule("#define REF \"../../solutions/lab3_multilevel_sum.cu\"\n#include REF\n") == "include_path");
+  CHECK(rule("/* note */ #include /* c */ \"/etc/passwd\"\n") == "include_path");
+  // Comments and strings that only mention it.
+  CHECK(rule("// #include \"../../solutions/lab3_multilevel_sum.cu\"\nconst char* s = \"#include <../x>\";\n") == "");
+
+  auto r = check_source("int x;\n\n#include \"../../solutions/lab3_multilevel_sum.cu\"\n", {});
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].reason.find("`\"../../solutions/lab3_multilevel_sum.cu\"` (line 3)") != std::string::npos);
+  CHECK(r[0].reason.find("..") != std::string::npos);
+  CHECK(r[0].reason.find("cudalab/") != std::string::npos);  // says what is allowed
+}
+
 TEST_CASE("static rules on the compiled object") {
   const std::string nm =
       "main T 0 10\n"
@@ -167,6 +220,12 @@ TEST_CASE("rubrics: every shipped rubric parses; mistakes are named") {
   CHECK_THROWS_AS(parse_rubric("lab = 3\n[rules]\nforbid = [\"numpy\"]\n", "x.toml"), RubricError);
   CHECK_THROWS_AS(parse_rubric("lab = \n", "x.toml"), RubricError);
   CHECK_THROWS_AS(parse_rubric("lab = 3\n[speed]\nfull_points_at = 5\nno_points_at = 2\n", "x.toml"), RubricError);
+}
+
+TEST_CASE("rubrics: ids that name no real check are found") {
+  Rubric r = parse_rubric("lab = 1\n[checks]\nhidden = [\"milion\"]\n[checks.points]\nodd_size = 3\nodd_sise = 2\n", "x");
+  CHECK(r.unknown_checks({"odd_size", "million"}) == std::vector<std::string>{"milion", "odd_sise"});
+  CHECK(r.unknown_checks({"odd_size", "odd_sise", "milion"}).empty());
 }
 
 TEST_CASE("speed points: full at or under full_points_at, none at no_points_at, log in between") {

@@ -29,7 +29,10 @@ TEST_CASE("sandbox: exit status, signals, and an exit code that means nothing to
   RunResult seg = run_sandboxed(shell("kill -SEGV $$"));
   CHECK(seg.term_signal == SIGSEGV);
   CHECK(seg.describe().find("signal 11") != std::string::npos);
-  RunResult missing = run_sandboxed(RunSpec{{"/no/such/program"}, {}, "/tmp", {}, {}, false, false});
+  RunSpec nothing;
+  nothing.argv = {"/no/such/program"};
+  nothing.cwd = "/tmp";
+  RunResult missing = run_sandboxed(nothing);
   CHECK_FALSE(missing.started);
 }
 
@@ -60,13 +63,68 @@ TEST_CASE("sandbox: file size limit") {
 }
 
 TEST_CASE("sandbox: as root, runs as another user with no network") {
-  if (geteuid() != 0) return;
+  if (geteuid() != 0) {
+    MESSAGE("skipped: only root can run a program as another user (this test runs as uid " << geteuid() << ")");
+    return;
+  }
   RunSpec s = shell("id -u; grep -c : /proc/net/dev");
   s.run_as = lookup_user("nobody");
   s.new_namespaces = namespaces_available();
+  if (!s.new_namespaces) MESSAGE("namespaces are not available here: the no-network part is skipped");
   RunResult r = run_sandboxed(s);
   CHECK(r.output.rfind(std::to_string(s.run_as->uid) + "\n", 0) == 0);
   if (s.new_namespaces) CHECK(r.output.find("\n1\n") != std::string::npos);  // loopback only, and it is down
+}
+
+TEST_CASE("sandbox: in its own namespaces, a program's own signals and exit status come through") {
+  if (!namespaces_available()) {
+    MESSAGE("skipped: needs root and namespaces (this test runs as uid " << geteuid() << ")");
+    return;
+  }
+  auto in_namespaces = [](const std::string& script) {
+    RunSpec s = shell(script);
+    s.new_namespaces = true;
+    s.run_as = lookup_user("nobody");
+    return run_sandboxed(s);
+  };
+  // abort() from C (Perl's POSIX::abort is the C library's): the first thing a failed
+  // assert or std::terminate does. The program must not be the namespace's init, or the
+  // kernel drops the SIGABRT and it dies of something else.
+  RunResult aborted = in_namespaces("exec perl -MPOSIX -e 'POSIX::abort()'");
+  CHECK(aborted.term_signal == SIGABRT);
+  CHECK(aborted.describe().find("signal 6") != std::string::npos);
+  RunResult killed_self = in_namespaces("kill -TERM $$; sleep 5");
+  CHECK(killed_self.term_signal == SIGTERM);
+  CHECK_FALSE(killed_self.timed_out);
+  RunResult status = in_namespaces("echo $$; (sleep 5; exit 0) & exit 7");  // the orphan is not waited for
+  CHECK(status.exit_code == 7);
+  CHECK(status.output == "2\n");  // init is 1
+  CHECK(status.seconds < 3);
+  RunSpec nothing;
+  nothing.argv = {"/no/such/program"};
+  nothing.cwd = "/tmp";
+  nothing.new_namespaces = true;
+  RunResult missing = run_sandboxed(nothing);  // init passes the program's start error on
+  CHECK_FALSE(missing.started);
+  CHECK(missing.start_error.find("cannot start the program") != std::string::npos);
+}
+
+TEST_CASE("sandbox: hidden folders are empty and read-only for the program, and untouched outside") {
+  if (!namespaces_available()) {
+    MESSAGE("skipped: needs root and namespaces (this test runs as uid " << geteuid() << ")");
+    return;
+  }
+  const fs::path dir = "/tmp/cudalab-grading-hidden-" + random_hex(4);
+  fs::create_directories(dir);
+  write_file_atomic(dir / "answer.cu", "the reference\n");
+  RunSpec s = shell("ls -A " + dir.string() + " | wc -l; (echo x > " + dir.string() + "/answer.cu) 2>/dev/null || echo refused");
+  s.new_namespaces = true;
+  s.hidden = {dir, "/no/such/folder"};  // one that cannot be covered does not stop the run
+  RunResult r = run_sandboxed(s);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output == "0\nrefused\n");
+  CHECK(*read_file(dir / "answer.cu") == "the reference\n");
+  fs::remove_all(dir);
 }
 
 TEST_CASE("channel: the secret is gone before static initializers run, and the report arrives") {
