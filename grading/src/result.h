@@ -25,6 +25,7 @@ struct CheckOutcome {
   std::vector<std::string> details;  // mismatches and notes, as lines
   bool own_process = false;          // re-run alone after the full run broke
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckOutcome, id, title, status, message, details, own_process)
 
 struct StudentResult {
   std::string student, origin, file;
