@@ -1,17 +1,15 @@
-# cudalab: run a lab, run the reference solution, run the tests.
-#
-#   make lab3                 build and run your lab 3 (labs/lab3_*.cu)
-#   make solution3            build and run the reference solution
-#   make lab3 ARGS="--seed 7 --no-timing"
-#   make test                 every test the machine can run
-#   make clean
-#
-# BACKEND=cuda|cpu picks where kernels run (default: the GPU when one answers, else the CPU).
-# ARCH=90 picks the GPU architecture (default: the GPU found, else sm_80 plus PTX).
+# cudalab: run a lab, run the reference solution, run the tests. `make help` says it all.
 
-LABS := 1 2 3 4 5
-# `make help` prints lines 2-11 verbatim: keep the sm_80 there in step with this.
+LABS := 1 2 3 4 5 6 7 8
+# What `make` runs with no goal; `make help` lists labs, targets and variables.
 DEFAULT_ARCH := 80
+
+# Parallel builds by default: one job per core, unless you gave -j yourself. Only the top-level
+# make sets it; recursive makes share its job slots through the jobserver.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+ifeq ($(MAKELEVEL)$(filter -j% j%,$(MAKEFLAGS)),0)
+  MAKEFLAGS += -j$(NPROC)
+endif
 
 ifeq ($(origin BACKEND), undefined)
   BACKEND := $(shell nvidia-smi -L >/dev/null 2>&1 && echo cuda || echo cpu)
@@ -20,12 +18,43 @@ ifeq ($(filter $(BACKEND),cuda cpu),)
   $(error BACKEND must be cuda or cpu, not '$(BACKEND)')
 endif
 
-.PHONY: all help test clean $(addprefix lab,$(LABS)) $(addprefix solution,$(LABS)) lab-binary
+.PHONY: all help test clean deps test-deps unit-deps grade-deps $(addprefix lab,$(LABS)) $(addprefix solution,$(LABS)) lab-binary lab-runner lab-checker
 .DEFAULT_GOAL := help
 .SECONDEXPANSION:
 
+# The lab files, and an unknown lab (`make lab9`) answered with the ones that exist.
+LAB_FILES := $(sort $(wildcard labs/lab*_*.cu))
+lab_goals := $(filter-out lab-binary lab-runner lab-checker,$(filter lab% solution%,$(MAKECMDGOALS)))
+unknown_labs := $(filter-out $(addprefix lab,$(LABS)) $(addprefix solution,$(LABS)),$(lab_goals))
+ifneq ($(unknown_labs),)
+  $(info cudalab: there is no $(firstword $(unknown_labs)). The labs are:)
+  $(foreach f,$(LAB_FILES),$(info $(shell printf '  make %-9s %s' $(firstword $(subst _, ,$(notdir $(f)))) $(f))))
+  $(error make $(firstword $(unknown_labs)): no such lab (make help lists everything))
+endif
+
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@echo "cudalab: fill in the TODOs of a lab file, then run it."
+	@echo ""
+	@echo "Labs (make labN builds your file and runs every check on it; make solutionN runs the reference):"
+	@$(foreach f,$(LAB_FILES),printf '  make %-9s %-36s %s\n' $(firstword $(subst _, ,$(notdir $(f)))) $(f) "$$(sed -n '2s|^//  cudalab · Lab [0-9]* · ||p' $(f))";)
+	@echo ""
+	@echo "Targets:"
+	@echo "  make test                every test of the kit as shipped (your own labs/ do not affect it)"
+	@echo "  make grade LAB=3 SUBMISSIONS=dir/   grade a class (instructors; grading/README.md)"
+	@echo "  make gradescope LAB=3    a Gradescope autograder zip"
+	@echo "  make deps                install (or name) what make test and make grade need"
+	@echo "  make clean               remove build/"
+	@echo ""
+	@echo "Variables:"
+	@echo "  ARGS=\"...\"              options for the checker: --seed N, --size S, --only ID, --list,"
+	@echo "                           --no-timing, --json PATH, --all (run the large checks even when"
+	@echo "                           small ones fail), --schedule S (CPU backend), --help"
+	@echo "  CHECK=memcheck|racecheck|synccheck|initcheck (GPU) or asan|race (CPU backend)"
+	@echo "  BACKEND=cuda|cpu         where kernels run (now: $(BACKEND); default: the GPU when one answers)"
+	@echo "  ARCH=90                  the GPU architecture (default: the GPU found, else sm_$(DEFAULT_ARCH) plus PTX)"
+	@echo "  DEBUGGER=cuda-gdb|gdb    run your lab file's process under a debugger (with ARGS=\"--only ID\")"
+	@echo "  V=1                      show the compiler's command lines; -jN sets the parallel jobs (default $(NPROC))"
+	@echo "  LAB=, SUBMISSIONS=, GRADES=, FORCE=1, GRADE_ARGS=   for make grade (grading/README.md)"
 
 # CHECK=<tool> runs a lab under a checker. On the GPU, compute-sanitizer's memcheck, racecheck,
 # synccheck or initcheck (asan and race mean memcheck and racecheck, so one name works on both
@@ -39,18 +68,74 @@ ifeq ($(BACKEND)$(if $(CHECK),y),cuday)
   override ARGS += --no-timing
 endif
 
+# V=1 shows the compiler's command lines; otherwise a short line says what is built.
+Q := $(if $(filter 1,$(V)),,@)
+SAY := $(if $(filter 1,$(V)),@true,@printf '  %s\n')
+
+# The kit as shipped, for `make test`: the lab stubs as the repository's last commit has them,
+# never your working copy (your progress is `make labN`'s business). Without git, the working
+# copy's labs/ stand in, with a note.
+SHIPPED_DIR := build/shipped
+SHIPPED_FROM_GIT := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && git rev-parse -q --verify HEAD >/dev/null 2>&1 && echo yes)
+ifeq ($(SHIPPED_FROM_GIT),yes)
+  SHIPPED_STUBS := $(shell git ls-tree --name-only HEAD labs/ | grep -E '^labs/lab[0-9]+_[^/]*\.cu$$')
+endif
+ifeq ($(SHIPPED_STUBS),)
+  SHIPPED_FROM_GIT :=
+  SHIPPED_STUBS := $(LAB_FILES)
+endif
+SHIPPED_SRCS := $(addprefix $(SHIPPED_DIR)/,$(SHIPPED_STUBS))
+# A stub declares what the student will use (shared arrays, constants): unused, by design. The
+# test build of the shipped stubs does not warn about that; your own lab file's build does.
+STUB_QUIET_CXX := -Wno-unused-variable
+STUB_QUIET_NVCC := -diag-suppress 177 -Xcompiler -Wno-unused-variable
+
 include $(sort $(wildcard mk/*.mk))
 
-# make labN / solutionN: build on the chosen backend, then run with ARGS.
-$(addprefix lab,$(LABS)): lab%: build/$(BACKEND)/labs/lab%
-	@$(RUN_PREFIX) ./build/$(BACKEND)/labs/lab$* $(ARGS)
-$(addprefix solution,$(LABS)): solution%: build/$(BACKEND)/solutions/lab%
-	@$(RUN_PREFIX) ./build/$(BACKEND)/solutions/lab$* $(ARGS)
+# DEBUGGER=cuda-gdb (or gdb) runs the kernel runner, your lab file's process, under it; the
+# checker waits for it without a time limit. Pick one check: ARGS="--only one_element".
+ifneq ($(DEBUGGER),)
+  override ARGS += $(foreach w,$(DEBUGGER) --args,--runner-wrap $(w)) --no-timing
+endif
 
-# make lab-binary LAB=3 SRC=path/to/file.cu OUT=path/to/binary: one lab binary from any
-# lab source, with the instructor's harness and flags (the grader builds submissions so).
-lab-binary: $(BACKEND)-lab-binary
+# make labN / solutionN: build the checker and the kernel runner on the chosen backend, then
+# run the checker (it starts the runner) with ARGS.
+#
+# The report already says what failed, so make adds no "*** Error 1" banner under it: when the
+# checks fail and this make was started for that lab alone, the recipe ends make quietly with
+# SIGPIPE (make has no other way to exit non-zero without its banner). The exit status is then
+# 141; scripts that want the checker's own 0/1/2/3/4 run build/<backend>/check/labN directly.
+quiet_fail := $(if $(filter 0,$(MAKELEVEL)),$(if $(filter 1,$(words $(MAKECMDGOALS))),yes))
+finish_lab = s=$$?; $(if $(quiet_fail),[ $$s -eq 0 ] || kill -s PIPE $$PPID 2>/dev/null;) exit $$s
+$(addprefix lab,$(LABS)): lab%: build/$(BACKEND)/check/lab% build/$(BACKEND)/labs/lab%-runner
+	@$(RUN_PREFIX) ./build/$(BACKEND)/check/lab$* --runner build/$(BACKEND)/labs/lab$*-runner $(ARGS); $(finish_lab)
+$(addprefix solution,$(LABS)): solution%: build/$(BACKEND)/check/lab% build/$(BACKEND)/solutions/lab%-runner
+	@$(RUN_PREFIX) ./build/$(BACKEND)/check/lab$* --runner build/$(BACKEND)/solutions/lab$*-runner $(ARGS); $(finish_lab)
+
+# What `make test` and `make grade` need (tools/deps.sh checks each by building a program with
+# it, installs what is missing when root or sudo needs no password, else prints the command).
+# Each target asks for what it uses: the unit and lab tests need doctest and nlohmann-json (and
+# Boost.Context on the CPU backend), the grader its own libraries; `make test` runs everything,
+# so it asks for everything.
+deps: test-deps
+test-deps:
+	@tools/deps.sh test
+unit-deps:
+	@tools/deps.sh doctest json $(if $(filter cpu,$(BACKEND)),boost-context)
+grade-deps:
+	@tools/deps.sh json toml cli11 openssl $(if $(filter cpu,$(BACKEND)),boost-context)
+
+# make lab-runner LAB=3 SRC=path/to/file.cu OUT=path/to/runner: a kernel runner from any lab
+# source, with the instructor's harness and flags (the grader builds submissions so);
+# make lab-checker LAB=3: the lab's checker, build/<backend>/check/lab3.
+lab-runner: $(BACKEND)-lab-runner
+lab-checker: $(BACKEND)-lab-checker
+lab-binary: lab-runner
 
 clean:
 	rm -rf build
+
+# The grader's build waits for its libraries (mk/grading.mk names the objects).
+grade gradescope: | grade-deps
+$(GRADING_OBJS) $(GRADING_TEST_OBJS) $(GRADING_OUT)/channel_probe: | grade-deps
 

@@ -1,8 +1,9 @@
 # The CPU backend (issue 3): the unchanged lab files, rewritten for g++ and run on the
 # fiber emulator in harness/cpu. Needs only g++, perl and Boost.Context.
 #
-#   build/cpu/labs/labN, build/cpu/solutions/labN      lab binaries (CHECK= picks the variant)
-#   make cpu-lab-binary LAB=3 SRC=file.cu OUT=binary    any lab source (the grader's submissions)
+#   build/cpu/check/labN                               the checker (plain C++: no CUDA, no lab file)
+#   build/cpu/labs/labN-runner, solutions/labN-runner  kernel runners (CHECK= picks the variant)
+#   make cpu-lab-runner LAB=3 SRC=file.cu OUT=runner    any lab source (the grader's submissions)
 #   make test-cpu                                       emulator unit tests and planted-bug fixtures
 #   make bench-cpu                                      emulated threads per second (not a test)
 #   make cpu-deps                                       installs Boost.Context if it may, else says how
@@ -12,7 +13,7 @@
 # compute-sanitizer's names work too: memcheck/initcheck -> asan, racecheck -> race,
 # synccheck -> the default build (barrier and warp checks are always on).
 # Objects of every variant live in their own directory (build/cpu, build/cpu/asan,
-# build/cpu/race); the lab binaries are relinked when CHECK changes.
+# build/cpu/race); the runners are relinked when CHECK changes.
 
 CPU_OUT := build/cpu
 CPU_CXX ?= g++
@@ -27,7 +28,8 @@ endif
 CPU_VARIANT_DIR = $(if $(filter asan,$(1)),$(CPU_OUT)/asan,$(if $(filter race,$(1)),$(CPU_OUT)/race,$(CPU_OUT)))
 CPU_VARIANT := $(call CPU_VARIANT_DIR,$(CPU_CHECK))
 
-CPU_INCLUDES := -Iharness/cpu/include -Iharness/include -Iharness/core
+CPU_RUN_INCLUDES := -Iharness/cpu/include -Iharness/include -Iharness/run -Iharness/common
+CPU_CHECK_INCLUDES := -Iharness/check -Iharness/common -Iharness/include -DCUDALAB_CONTRACT_ONLY
 CPU_COMMON := -std=c++20 -pthread -Wall -Wextra -Wno-restrict -Wno-unused-parameter -Wno-sign-compare -Wno-unknown-pragmas -DCUDALAB_BACKEND_CPU=1 -MMD -MP
 # Per variant: flags for lab/harness code, flags for the emulator itself, link flags.
 CPU_CODE_plain := -O2 -g
@@ -43,98 +45,123 @@ CPU_EMU_race := -O2 -g -DCUDALAB_CPU_TSAN=1
 CPU_LINK_race := -fsanitize=thread
 CPU_LIBS := -lboost_context -pthread
 
-CPU_CORE_SRCS := $(filter-out harness/core/main.cpp,$(wildcard harness/core/*.cpp))
+# The kernel runner (harness/run + harness/common + the emulator) in each variant; the checker
+# (harness/check + harness/common) is plain C++, never a lab file, never a sanitizer.
+CPU_RUN_SRCS := $(filter-out harness/run/lab%_entry.cpp harness/run/%_gpu.cpp,$(wildcard harness/run/*.cpp)) $(wildcard harness/common/*.cpp)
+CPU_CHECK_SRCS := $(filter-out harness/check/main.cpp,$(wildcard harness/check/*.cpp)) $(wildcard harness/common/protocol.cpp harness/common/random.cpp)
 CPU_EMU_SRCS := $(wildcard harness/cpu/*.cpp)
-CPU_BOOST_HEADER := /usr/include/boost/context/detail/fcontext.hpp
 
 .SECONDEXPANSION:
-.PHONY: cpu-deps cpu-lab-binary test-cpu bench-cpu cpu-build-all cpu-fixtures
+.PHONY: cpu-deps cpu-lab-runner cpu-lab-checker test-cpu bench-cpu cpu-build-all cpu-fixtures
 
-# Boost.Context is the one package a base Debian/Ubuntu system lacks.
+# Boost.Context is the one package a base Debian/Ubuntu system lacks. tools/deps.sh links a
+# tiny program with -lboost_context (a header alone is not enough), installs the package when
+# it may (root, or sudo without a password), else prints the one command to run.
+# (A copy of the kit without tools/, such as a Gradescope autograder's, skips the check.)
 cpu-deps:
-	@if [ ! -f $(CPU_BOOST_HEADER) ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "cudalab: installing Boost.Context for the CPU backend (apt-get install libboost-context-dev)"; \
-	    apt-get install -y -q libboost-context-dev >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q libboost-context-dev >/dev/null; }; \
-	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
-	    echo "cudalab: installing Boost.Context for the CPU backend (sudo apt-get install libboost-context-dev)"; \
-	    sudo apt-get install -y -q libboost-context-dev >/dev/null || { sudo apt-get update -q >/dev/null && sudo apt-get install -y -q libboost-context-dev >/dev/null; }; \
-	  else \
-	    echo "cudalab: the CPU backend needs Boost.Context. Install it once with:"; \
-	    echo "    sudo apt-get install libboost-context-dev"; \
-	    exit 1; \
-	  fi; \
-	  test -f $(CPU_BOOST_HEADER) || { echo "cudalab: Boost.Context is still missing; install libboost-context-dev"; exit 1; }; \
-	fi
+	@if [ -x tools/deps.sh ]; then tools/deps.sh lab; fi
 
 # The lab binaries are relinked when CHECK changes (this file's content is the variant). A GPU
 # run's CHECK=memcheck leaves it alone, so it does not force CPU relinks later.
 ifeq ($(BACKEND),cpu)
-$(shell mkdir -p $(CPU_OUT) && { [ -f $(CPU_OUT)/check-mode ] && [ "$$(cat $(CPU_OUT)/check-mode)" = "$(CPU_CHECK)" ] || echo "$(CPU_CHECK)" > $(CPU_OUT)/check-mode; })
+$(shell { mkdir -p $(CPU_OUT) && { [ -f $(CPU_OUT)/check-mode ] && [ "$$(cat $(CPU_OUT)/check-mode)" = "$(CPU_CHECK)" ] || echo "$(CPU_CHECK)" > $(CPU_OUT)/check-mode; }; } 2>/dev/null)
 else
-$(shell mkdir -p $(CPU_OUT) && { [ -f $(CPU_OUT)/check-mode ] || echo "$(CPU_CHECK)" > $(CPU_OUT)/check-mode; })
+$(shell { mkdir -p $(CPU_OUT) && { [ -f $(CPU_OUT)/check-mode ] || echo "$(CPU_CHECK)" > $(CPU_OUT)/check-mode; }; } 2>/dev/null)
 endif
 
-# ---- Rules for one variant: $(1) name, $(2) directory --------------------------------------
+# ---- Rules for one variant of the runner: $(1) name, $(2) directory -------------------------
 define cpu_variant_rules
 $(2)/obj/%.o: harness/%.cpp | cpu-deps
 	@mkdir -p $$(@D)
-	$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(CPU_INCLUDES) -c $$< -o $$@
+	$(SAY) "build harness/$$*.cpp$(if $(filter-out plain,$(1)), ($(1)))"
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(CPU_RUN_INCLUDES) -c $$< -o $$@
 $(2)/emu/%.o: harness/cpu/%.cpp | cpu-deps
 	@mkdir -p $$(@D)
-	$(CPU_CXX) $(CPU_COMMON) $(CPU_EMU_$(1)) $(CPU_INCLUDES) -c $$< -o $$@
-$(2)/lib/libcudalab.a: $(patsubst harness/%.cpp,$(2)/obj/%.o,$(CPU_CORE_SRCS))
+	$(SAY) "build harness/cpu/$$*.cpp$(if $(filter-out plain,$(1)), ($(1)))"
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_EMU_$(1)) $(CPU_RUN_INCLUDES) -c $$< -o $$@
+$(2)/lib/libcudalab_run.a: $(patsubst harness/%.cpp,$(2)/obj/%.o,$(CPU_RUN_SRCS))
 	@mkdir -p $$(@D)
-	ar rcs $$@ $$^
+	$(Q)ar rcs $$@ $$^
 $(2)/lib/libcudalab_cpu.a: $(patsubst harness/cpu/%.cpp,$(2)/emu/%.o,$(CPU_EMU_SRCS))
 	@mkdir -p $$(@D)
-	ar rcs $$@ $$^
+	$(Q)ar rcs $$@ $$^
 # A .cu file, rewritten for g++: the launch syntax and extern __shared__ (see rewrite.pl).
 $(2)/gen/%.cpp: %.cu harness/cpu/rewrite.pl
 	@mkdir -p $$(@D)
-	$(CPU_PERL) harness/cpu/rewrite.pl $$< $$@ $$<
+	$(Q)$(CPU_PERL) harness/cpu/rewrite.pl $$< $$@ $$<
 $(2)/gen/%.o: $(2)/gen/%.cpp
-	$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(CPU_INCLUDES) -DCUDALAB_SOURCE_FILE='"$$*.cu"' -c $$< -o $$@
-# Each lab and solution source, found by glob: labs/lab3_*.cu -> obj/labs/lab3.o.
-$(foreach f,$(wildcard labs/lab*_*.cu solutions/lab*_*.cu),
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$$*.cu"' -c $$< -o $$@
+# Each lab and solution source, found by glob: labs/lab3_*.cu -> obj/labs/lab3.o; the stubs as
+# shipped (make test) -> obj/build/shipped/labs/lab3.o.
+$(foreach f,$(wildcard labs/lab*_*.cu solutions/lab*_*.cu) $(SHIPPED_SRCS),
 $(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu=.cpp)
 	@mkdir -p $$(@D)
-	$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(CPU_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@
+	$(SAY) "build $(f)$(if $(filter-out plain,$(1)), ($(1)))"
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@
 )
 # Unit tests and fixtures link only the emulator.
 $(2)/tests/%: $(2)/gen/tests/cpu/%.o $(2)/lib/libcudalab_cpu.a
 	@mkdir -p $$(@D)
-	$(CPU_CXX) $(CPU_LINK_$(1)) $$^ $(CPU_LIBS) -o $$@
+	$(Q)$(CPU_CXX) $(CPU_LINK_$(1)) $$^ $(CPU_LIBS) -o $$@
 endef
 $(eval $(call cpu_variant_rules,plain,$(CPU_OUT)))
 $(eval $(call cpu_variant_rules,asan,$(CPU_OUT)/asan))
 $(eval $(call cpu_variant_rules,race,$(CPU_OUT)/race))
 
-CPU_LIB := $(CPU_VARIANT)/lib/libcudalab.a
+# The checker: plain g++, no CUDA headers at all.
+$(CPU_OUT)/checker/%.o: harness/%.cpp
+	@mkdir -p $(@D)
+	$(SAY) "build harness/$*.cpp (checker)"
+	$(Q)$(CPU_CXX) -std=c++20 -O2 -g -pthread -Wall -Wextra -Wno-restrict -DCUDALAB_BACKEND_CPU=1 -MMD -MP $(CPU_CHECK_INCLUDES) -c $< -o $@
+CPU_CHECK_LIB := $(CPU_OUT)/lib/libcudalab_check.a
+$(CPU_CHECK_LIB): $(patsubst harness/%.cpp,$(CPU_OUT)/checker/%.o,$(CPU_CHECK_SRCS))
+	@mkdir -p $(@D)
+	$(Q)ar rcs $@ $^
+$(CPU_OUT)/check/lab%: $(CPU_OUT)/checker/check/suites/lab%_checks.o $(CPU_OUT)/checker/check/main.o $(CPU_CHECK_LIB)
+	@mkdir -p $(@D)
+	$(Q)$(CPU_CXX) $^ -pthread -o $@
+
+CPU_RUN_LIB := $(CPU_VARIANT)/lib/libcudalab_run.a
 CPU_EMU_LIB := $(CPU_VARIANT)/lib/libcudalab_cpu.a
-CPU_MAIN := $(CPU_VARIANT)/obj/core/main.o
 CPU_LINK := $(CPU_LINK_$(or $(CPU_CHECK),plain))
-cpu_suite_obj = $(CPU_VARIANT)/obj/suites/lab$(1)_checks.o
+cpu_entry_obj = $(CPU_VARIANT)/obj/run/lab$(1)_entry.o
+# The runner's own pieces for the CPU backend (the launch observer, host fills).
+CPU_RUN_CPU_OBJS := $(CPU_VARIANT)/obj/run/launch_record_cpu.o $(CPU_VARIANT)/obj/run/runner_cpu.o
 
-$(CPU_OUT)/labs/lab%: $(CPU_VARIANT)/obj/labs/lab%.o $$(call cpu_suite_obj,$$*) $(CPU_MAIN) $(CPU_LIB) $(CPU_EMU_LIB) $(CPU_OUT)/check-mode | cpu-deps
+$(CPU_OUT)/labs/lab%-runner: $(CPU_VARIANT)/obj/labs/lab%.o $$(call cpu_entry_obj,$$*) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) $(CPU_OUT)/check-mode | cpu-deps
 	@mkdir -p $(@D)
-	$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_LIBS) -o $@
-$(CPU_OUT)/solutions/lab%: $(CPU_VARIANT)/obj/solutions/lab%.o $$(call cpu_suite_obj,$$*) $(CPU_MAIN) $(CPU_LIB) $(CPU_EMU_LIB) $(CPU_OUT)/check-mode | cpu-deps
+	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_LIBS) -o $@
+$(CPU_OUT)/solutions/lab%-runner: $(CPU_VARIANT)/obj/solutions/lab%.o $$(call cpu_entry_obj,$$*) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) $(CPU_OUT)/check-mode | cpu-deps
 	@mkdir -p $(@D)
-	$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_LIBS) -o $@
+	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_LIBS) -o $@
+# The stubs as the repository ships them (make test; mk/test.mk exports them from git).
+$(CPU_OUT)/shipped/lab%-runner: $(CPU_VARIANT)/obj/$(SHIPPED_DIR)/labs/lab%.o $$(call cpu_entry_obj,$$*) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) $(CPU_OUT)/check-mode | cpu-deps
+	@mkdir -p $(@D)
+	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_LIBS) -o $@
+# A planted-bug fixture (tests/fixtures/labN_*.cu) as a runner of its lab (make test).
+fixture_lab = $(patsubst lab%,%,$(firstword $(subst _, ,$(1))))
+$(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj,$$(call fixture_lab,$$*)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps
+	@mkdir -p $(@D)
+	$(SAY) "build tests/fixtures/$*.cu"
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_plain) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
+	$(Q)$(CPU_CXX) $(CPU_LINK_plain) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_LIBS) -o $@
 
-cpu-lab-binary: $$(call cpu_suite_obj,$$(LAB)) $(CPU_MAIN) $(CPU_LIB) $(CPU_EMU_LIB) | cpu-deps
-	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-binary LAB=3 SRC=file.cu OUT=binary"; exit 2; }
+cpu-lab-runner: $$(call cpu_entry_obj,$$(LAB)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps
+	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-runner LAB=3 SRC=file.cu OUT=runner"; exit 2; }
 	@mkdir -p $(dir $(OUT))
-	$(CPU_PERL) harness/cpu/rewrite.pl $(SRC) $(OUT).cpu.cpp $(SRC)
-	$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(or $(CPU_CHECK),plain)) $(CPU_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
-	$(CPU_CXX) $(CPU_LINK) $(OUT).o $^ $(CPU_LIBS) -o $(OUT)
+	$(Q)$(CPU_PERL) harness/cpu/rewrite.pl $(SRC) $(OUT).cpu.cpp $(SRC)
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(or $(CPU_CHECK),plain)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
+	$(Q)$(CPU_CXX) $(CPU_LINK) $(OUT).o $^ $(CPU_LIBS) -o $(OUT)
+cpu-lab-checker: $(CPU_OUT)/check/lab$(LAB)
 
-# Every lab and solution whose checks exist (a lab in progress has none yet).
+# Every checker, solution and shipped stub whose checks exist (a lab in progress has none yet).
+# Your own labs/ are not built here: make test tests the kit as shipped.
 cpu_lab_ids = $(foreach f,$(wildcard $(1)/lab*_*.cu),$(firstword $(subst _, ,$(notdir $(f)))))
-cpu_checked = $(foreach l,$(1),$(if $(wildcard harness/suites/$(l)_checks.cpp),$(l)))
-cpu-build-all: $(addprefix $(CPU_OUT)/labs/,$(call cpu_checked,$(call cpu_lab_ids,labs))) \
-               $(addprefix $(CPU_OUT)/solutions/,$(call cpu_checked,$(call cpu_lab_ids,solutions)))
+cpu_checked = $(foreach l,$(1),$(if $(wildcard harness/check/suites/$(l)_checks.cpp),$(l)))
+cpu_shipped_ids = $(foreach f,$(SHIPPED_STUBS),$(firstword $(subst _, ,$(notdir $(f)))))
+cpu-build-all: $(addprefix $(CPU_OUT)/check/,$(call cpu_checked,$(call cpu_lab_ids,solutions))) \
+               $(addsuffix -runner,$(addprefix $(CPU_OUT)/shipped/,$(call cpu_checked,$(cpu_shipped_ids)))) \
+               $(addsuffix -runner,$(addprefix $(CPU_OUT)/solutions/,$(call cpu_checked,$(call cpu_lab_ids,solutions))))
 
 # ---- Tests and benchmark -------------------------------------------------------------------
 CPU_UNIT := $(CPU_OUT)/tests/unit_tests
@@ -144,11 +171,14 @@ cpu-fixtures: $(foreach v,$(CPU_OUT) $(CPU_OUT)/asan $(CPU_OUT)/race,$(addprefix
 
 TEST_TARGETS += test-cpu
 # The unit tests run in every variant too: no sanitizer may report anything on them.
+# The emulator's tests provoke its diagnostics on purpose: tools/expected_output.sh keeps them
+# in a log and says so (and shows them when a test fails).
 test-cpu: $(CPU_UNIT) $(CPU_OUT)/asan/tests/unit_tests $(CPU_OUT)/race/tests/unit_tests cpu-fixtures
-	$(CPU_UNIT)
-	$(CPU_OUT)/asan/tests/unit_tests
-	TSAN_OPTIONS=halt_on_error=1 $(CPU_OUT)/race/tests/unit_tests
-	tests/cpu/run_fixtures.sh $(CPU_OUT)
+	@echo "== the CPU emulator's unit tests (plain, asan, race) and fixtures"
+	@tools/expected_output.sh build/tests/logs/cpu-unit.log $(CPU_UNIT)
+	@tools/expected_output.sh build/tests/logs/cpu-unit-asan.log $(CPU_OUT)/asan/tests/unit_tests
+	@TSAN_OPTIONS=halt_on_error=1 tools/expected_output.sh build/tests/logs/cpu-unit-race.log $(CPU_OUT)/race/tests/unit_tests
+	@tests/cpu/run_fixtures.sh $(CPU_OUT)
 
 bench-cpu: $(CPU_OUT)/tests/bench
 	$(CPU_OUT)/tests/bench

@@ -1,4 +1,8 @@
-# The GPU build: harness library, lab binaries, compiled with nvcc for one architecture.
+# The GPU build. Two programs per lab (issue 8, docs/architecture.md):
+#   build/cuda/check/labN               the checker: harness/check + harness/common, never a lab file
+#   build/cuda/labs/labN-runner         the kernel runner: your lab file + harness/run + harness/common
+#   build/cuda/solutions/labN-runner    the same for the reference solution
+# `make labN` builds both and runs the checker, which starts the runner itself.
 
 NVCC ?= nvcc
 # Through symlinks first: for a linked nvcc (/usr/bin/nvcc -> /opt/cuda/bin/nvcc, say) the
@@ -12,53 +16,106 @@ ifeq ($(origin ARCH), undefined)
 endif
 
 CUDA_OUT := build/cuda
-INCLUDES := -Iharness/include -Iharness/core -Iharness/gpu
+CHECK_INCLUDES := -Iharness/check -Iharness/check/gpu -Iharness/common -Iharness/include
+RUN_INCLUDES := -Iharness/include -Iharness/run -Iharness/common
 # -Wno-restrict: GCC 12 warns falsely on std::string concatenation (GCC bug 105329).
 CXXFLAGS_COMMON := -std=c++20 -O2 -Wall -Wextra -Wno-restrict
-NVCCFLAGS := -std=c++20 -O3 -lineinfo -gencode arch=compute_$(ARCH),code=[sm_$(ARCH),compute_$(ARCH)] \
-             $(INCLUDES) -Xcompiler -Wall -MMD -MP
-HOST_CXX := g++ $(CXXFLAGS_COMMON) $(INCLUDES) -isystem $(CUDA_HOME)/include -MMD -MP
+NVCC_BASE := -std=c++20 -O3 -lineinfo -gencode arch=compute_$(ARCH),code=[sm_$(ARCH),compute_$(ARCH)] -Xcompiler -Wall -MMD -MP
+HOST_CXX_BASE := g++ $(CXXFLAGS_COMMON) -isystem $(CUDA_HOME)/include -MMD -MP
 
-CORE_SRCS := $(filter-out harness/core/main.cpp,$(wildcard harness/core/*.cpp))
-GPU_SRCS := $(wildcard harness/gpu/*.cu)
-CUDA_LIB := $(CUDA_OUT)/lib/libcudalab.a
-CUDA_CORE_OBJS := $(patsubst harness/%.cpp,$(CUDA_OUT)/%.o,$(CORE_SRCS))
-CUDA_GPU_OBJS := $(patsubst harness/%.cu,$(CUDA_OUT)/%.o,$(GPU_SRCS))
-CUDA_MAIN := $(CUDA_OUT)/core/main.o
-CUDA_LINK := -lcublas
+# What each program is made of. The checker's lab-specific parts: suites/labN_checks.cpp and
+# suites/labN_timing.cu; the runner's: run/labN_entry.cpp and the lab file.
+CHECK_SRCS := $(filter-out harness/check/main.cpp,$(wildcard harness/check/*.cpp))
+CHECK_GPU_SRCS := $(wildcard harness/check/gpu/*.cu)
+COMMON_SRCS := $(wildcard harness/common/*.cpp)
+RUN_SRCS := $(filter-out harness/run/lab%_entry.cpp harness/run/%_cpu.cpp,$(wildcard harness/run/*.cpp))
 
-$(CUDA_OUT)/%.o: harness/%.cpp
+cuda_objs = $(patsubst harness/%,$(CUDA_OUT)/$(1)/%.o,$(basename $(2)))
+CUDA_CHECK_OBJS := $(call cuda_objs,checker,$(CHECK_SRCS) $(CHECK_GPU_SRCS) $(COMMON_SRCS) harness/common/fill_gpu.cu)
+CUDA_RUN_OBJS := $(call cuda_objs,runner,$(RUN_SRCS) $(COMMON_SRCS) harness/common/fill_gpu.cu harness/run/runner_gpu.cu)
+CUDA_CHECK_LIB := $(CUDA_OUT)/lib/libcudalab_check.a
+CUDA_RUN_LIB := $(CUDA_OUT)/lib/libcudalab_run.a
+CUDA_CHECK_MAIN := $(CUDA_OUT)/checker/check/main.o
+# The runner links the shared CUDA runtime: its launch record stands in front of the runtime's
+# launch entry points (harness/run/launch_record_gpu.cpp).
+CUDA_RUN_LINK := -cudart shared -ldl -Xlinker -rpath,$(CUDA_HOME)/lib64 -Xlinker -rpath,$(CUDA_HOME)/targets/x86_64-linux/lib
+
+$(CUDA_OUT)/checker/%.o: harness/%.cpp
 	@mkdir -p $(@D)
-	$(HOST_CXX) -c $< -o $@
-$(CUDA_OUT)/%.o: harness/%.cu
+	$(SAY) "build harness/$*.cpp (checker)"
+	$(Q)$(HOST_CXX_BASE) $(CHECK_INCLUDES) -c $< -o $@
+$(CUDA_OUT)/checker/%.o: harness/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
-$(CUDA_LIB): $(CUDA_CORE_OBJS) $(CUDA_GPU_OBJS)
+	$(SAY) "build harness/$*.cu (checker)"
+	$(Q)$(NVCC) $(NVCC_BASE) $(CHECK_INCLUDES) -c $< -o $@
+$(CUDA_OUT)/runner/%.o: harness/%.cpp
 	@mkdir -p $(@D)
-	ar rcs $@ $^
+	$(SAY) "build harness/$*.cpp"
+	$(Q)$(HOST_CXX_BASE) $(RUN_INCLUDES) -c $< -o $@
+$(CUDA_OUT)/runner/%.o: harness/%.cu
+	@mkdir -p $(@D)
+	$(SAY) "build harness/$*.cu"
+	$(Q)$(NVCC) $(NVCC_BASE) $(RUN_INCLUDES) -c $< -o $@
+$(CUDA_CHECK_LIB): $(CUDA_CHECK_OBJS)
+	@mkdir -p $(@D)
+	$(Q)ar rcs $@ $^
+$(CUDA_RUN_LIB): $(CUDA_RUN_OBJS)
+	@mkdir -p $(@D)
+	$(Q)ar rcs $@ $^
 
-# One lab: its checks (plain C++) and its timing (CUDA).
-cuda_suite_objs = $(CUDA_OUT)/suites/lab$(1)_checks.o $(CUDA_OUT)/suites/lab$(1)_timing.o
+cuda_checker_objs = $(CUDA_OUT)/checker/check/suites/lab$(1)_checks.o $(CUDA_OUT)/checker/check/suites/lab$(1)_timing.o
+cuda_entry_obj = $(CUDA_OUT)/runner/run/lab$(1)_entry.o
 
+# The checker of lab N (the same for labs/, solutions/ and every submission).
+$(CUDA_OUT)/check/lab%: $$(call cuda_checker_objs,$$*) $(CUDA_CHECK_MAIN) $(CUDA_CHECK_LIB)
+	@mkdir -p $(@D)
+	$(Q)$(NVCC) $(NVCC_BASE) $^ -lcublas -o $@
+
+# A lab file, compiled as the runner sees it.
 $(CUDA_OUT)/labs/lab%.o: $$(wildcard labs/lab$$*_*.cu)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@
+	$(SAY) "build $<"
+	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@
 $(CUDA_OUT)/solutions/lab%.o: $$(wildcard solutions/lab$$*_*.cu)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@
-$(CUDA_OUT)/labs/lab%: $(CUDA_OUT)/labs/lab%.o $$(call cuda_suite_objs,$$*) $(CUDA_MAIN) $(CUDA_LIB)
-	$(NVCC) $(NVCCFLAGS) $^ $(CUDA_LINK) -o $@
-$(CUDA_OUT)/solutions/lab%: $(CUDA_OUT)/solutions/lab%.o $$(call cuda_suite_objs,$$*) $(CUDA_MAIN) $(CUDA_LIB)
-	$(NVCC) $(NVCCFLAGS) $^ $(CUDA_LINK) -o $@
+	$(SAY) "build $<"
+	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@
+$(CUDA_OUT)/labs/lab%-runner: $(CUDA_OUT)/labs/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
+	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
+$(CUDA_OUT)/solutions/lab%-runner: $(CUDA_OUT)/solutions/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
+	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
 
-cuda-lab-binary: $$(call cuda_suite_objs,$$(LAB)) $(CUDA_MAIN) $(CUDA_LIB)
-	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-binary LAB=3 SRC=file.cu OUT=binary"; exit 2; }
+# The stubs as the repository ships them (make test; mk/test.mk exports them from git), and the
+# planted-bug fixtures (tests/fixtures/labN_*.cu), each as a runner of its lab.
+define cuda_shipped_rule
+$(CUDA_OUT)/shipped/$(firstword $(subst _, ,$(notdir $(1)))).o: $(1)
+	@mkdir -p $$(@D)
+	$(SAY) "build $(1)"
+	$(Q)$(NVCC) $(NVCC_BASE) $(STUB_QUIET_NVCC) -Iharness/include -DCUDALAB_SOURCE_FILE='"$(1)"' -c $$< -o $$@
+endef
+$(foreach f,$(SHIPPED_SRCS),$(eval $(call cuda_shipped_rule,$(f))))
+$(CUDA_OUT)/shipped/lab%-runner: $(CUDA_OUT)/shipped/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
+	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
+cuda_fixture_lab = $(patsubst lab%,%,$(firstword $(subst _, ,$(1))))
+$(CUDA_OUT)/fixtures/%: tests/fixtures/%.cu $$(call cuda_entry_obj,$$(call cuda_fixture_lab,$$*)) $(CUDA_RUN_LIB)
+	@mkdir -p $(@D)
+	$(SAY) "build $<"
+	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@.o
+	$(Q)$(NVCC) $(NVCC_BASE) $@.o $(wordlist 2,1000,$^) $(CUDA_RUN_LINK) -o $@
+
+# make lab-runner LAB=3 SRC=path/to/file.cu OUT=path/to/runner: a runner from any lab source,
+# with the instructor's harness and flags (the grader builds submissions so).
+cuda-lab-runner: $$(call cuda_entry_obj,$$(LAB)) $(CUDA_RUN_LIB)
+	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-runner LAB=3 SRC=file.cu OUT=runner"; exit 2; }
 	@mkdir -p $(dir $(OUT))
-	$(NVCC) $(NVCCFLAGS) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(SRC) -o $(OUT).o
-	$(NVCC) $(NVCCFLAGS) $(OUT).o $^ $(CUDA_LINK) -o $(OUT)
+	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(SRC) -o $(OUT).o
+	$(Q)$(NVCC) $(NVCC_BASE) $(OUT).o $^ $(CUDA_RUN_LINK) -o $(OUT)
+cuda-lab-checker: $(CUDA_OUT)/check/lab$(LAB)
 
-# Compile everything (CI does this with no GPU).
-cuda-build-all: $(foreach n,$(LABS),$(CUDA_OUT)/labs/lab$(n) $(CUDA_OUT)/solutions/lab$(n))
+# Compile everything of the kit as shipped (CI does this with no GPU); your own labs/ are
+# make labN's business.
+cuda-build-all: $(foreach n,$(LABS),$(CUDA_OUT)/check/lab$(n) $(CUDA_OUT)/solutions/lab$(n)-runner) \
+                $(foreach f,$(SHIPPED_STUBS),$(CUDA_OUT)/shipped/$(firstword $(subst _, ,$(notdir $(f))))-runner)
 
 .SECONDARY:
 -include $(shell find $(CUDA_OUT) -name '*.d' 2>/dev/null)

@@ -3,7 +3,8 @@
 # every stub, the integration tests, the rebuild-and-run time of `make lab3`, and print a
 # short table. Logs and JSON reports go to $OUT (one archive, for tools that fetch few files).
 #
-#   OUT=/tmp/cudalab-gpu tools/gpu_session.sh [quick]
+#   OUT=/tmp/cudalab-gpu tools/gpu_session.sh [quick|full|final]
+# quick: labs and the lab tests; full: everything; final: labs, the lab tests and the grader
 set -u
 OUT=${OUT:-/tmp/cudalab-gpu}
 mode=${1:-full}
@@ -37,25 +38,37 @@ nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.sm,clocks.max.sm,c
 log "build"
 start=$(date +%s)
 targets=""
-for n in 1 2 3 4 5; do
-  ls solutions/lab${n}_*.cu >/dev/null 2>&1 && targets="$targets build/cuda/solutions/lab$n build/cuda/labs/lab$n"
+for n in 1 2 3 4 5 6 7 8; do
+  ls solutions/lab${n}_*.cu >/dev/null 2>&1 && targets="$targets build/cuda/check/lab$n build/cuda/solutions/lab$n-runner build/cuda/labs/lab$n-runner"
 done
 make -j16 BACKEND=cuda $targets > "$OUT/logs/build.log" 2>&1 || { tail -40 "$OUT/logs/build.log"; echo "BUILD FAILED"; }
 echo "build: $(( $(date +%s) - start )) s"
 
-for n in 1 2 3 4 5; do
-  [ -x build/cuda/solutions/lab$n ] || continue
+# A lab run is the checker, which starts the kernel runner built from the lab file.
+checker() { local n=$1 runner=$2; shift 2; ./build/cuda/check/lab$n --runner "$runner" "$@"; }
+for n in 1 2 3 4 5 6 7 8; do
+  [ -x build/cuda/solutions/lab$n-runner ] || continue
   log "lab $n"
-  ./build/cuda/solutions/lab$n --seed 2026 --json "$OUT/logs/solution$n.json" > "$OUT/logs/solution$n.log" 2>&1
-  echo "solution$n exit $?"
-  ./build/cuda/labs/lab$n --seed 2026 --no-timing --json "$OUT/logs/stub$n.json" > "$OUT/logs/stub$n.log" 2>&1
+  s=$(date +%s%N)
+  checker $n build/cuda/solutions/lab$n-runner --seed 2026 --json "$OUT/logs/solution$n.json" > "$OUT/logs/solution$n.log" 2>&1
+  echo "solution$n exit $? ($(( ($(date +%s%N) - s) / 1000000 )) ms, checks and timing)"
+  checker $n build/cuda/labs/lab$n-runner --seed 2026 --no-timing --json "$OUT/logs/stub$n.json" > "$OUT/logs/stub$n.log" 2>&1
   echo "stub$n exit $?"
 done
+s=$(date +%s%N)
+checker 3 build/cuda/solutions/lab3-runner --seed 2026 --no-timing > /dev/null 2>&1
+echo "lab 3 reference, every check, no timing: $(( ($(date +%s%N) - s) / 1000000 )) ms"
+
+if [ "$mode" = quick ] || [ "$mode" = final ]; then
+  log "lab integration tests (every solution, stub and planted-bug fixture)"
+  timeout 300 make -j16 BACKEND=cuda test-labs > "$OUT/logs/test_labs.log" 2>&1
+  echo "make test-labs: exit $?"; grep -E "test cases|assertions|ERROR|CHECK\(|REQUIRE|no check message" "$OUT/logs/test_labs.log" | head -30
+fi
 
 if [ "$mode" = full ]; then
   log "repeatability: solution 3 timed twice more"
   for k in a b; do
-    [ -x build/cuda/solutions/lab3 ] && ./build/cuda/solutions/lab3 --seed 7 --json "$OUT/logs/repeat3$k.json" > /dev/null 2>&1
+    [ -x build/cuda/solutions/lab3-runner ] && checker 3 build/cuda/solutions/lab3-runner --seed 7 --json "$OUT/logs/repeat3$k.json" > /dev/null 2>&1
   done
   log "make lab3 after an edit (rebuild + full run)"
   if ls labs/lab3_*.cu >/dev/null 2>&1; then
@@ -76,11 +89,29 @@ if [ "$mode" = full ]; then
   make BACKEND=cuda fixtures-cuda > "$OUT/logs/fixtures_build.log" 2>&1
   timeout 120 make BACKEND=cuda solution1 CHECK=race ARGS="--only partial_last_block --seed 3" > "$OUT/logs/check_race.log" 2>&1
   echo "solution1 under racecheck: exit $? ($(grep -c 'RACECHECK SUMMARY: 0 hazards' "$OUT/logs/check_race.log") clean summaries)"
-  timeout 120 compute-sanitizer --tool memcheck --error-exitcode 10 build/cuda/fixtures/lab5_unguarded --only classic_1000 --no-timing \
+  timeout 120 compute-sanitizer --tool memcheck --error-exitcode 10 build/cuda/check/lab5 --runner build/cuda/fixtures/lab5_unguarded --only classic_1000 --no-timing \
     > "$OUT/logs/check_memcheck.log" 2>&1
   echo "unguarded matmul under memcheck: exit $? ($(grep -c 'Invalid __global__ read' "$OUT/logs/check_memcheck.log") invalid reads reported)"
+fi
+
+if [ "$mode" = full ]; then
   log "tests"
   timeout 240 make BACKEND=cuda test-unit test-labs > "$OUT/logs/test.log" 2>&1
-  echo "make test-unit test-labs: exit $?"; tail -5 "$OUT/logs/test.log"
+  echo "make test-unit test-labs: exit $?"; grep -E "test cases|assertions|passed, " "$OUT/logs/test.log" | tail -5
+fi
+
+if [ "$mode" = full ] || [ "$mode" = final ]; then
+  log "grading on the GPU: the lab 1 fixture class (attacks included), as root"
+  # The grader's libraries that this machine lacks travel in .carry/gpu (Debian's toml++ and
+  # OpenSSL headers, a static libcrypto): see the closing notes.
+  export CPATH="$PWD/.carry/gpu/usr/include" LIBRARY_PATH="$PWD/.carry/gpu/usr/lib/x86_64-linux-gnu"
+  rm -rf /tmp/gpu-grades /tmp/gpu-grading-work
+  s=$(date +%s)
+  timeout 400 make -j16 grade LAB=1 BACKEND=cuda SUBMISSIONS=tests/grading/fixtures/lab1 GRADES=/tmp/gpu-grades \
+    GRADE_ARGS="--work /tmp/gpu-grading-work" > "$OUT/logs/grade.log" 2>&1
+  echo "grading: exit $? after $(( $(date +%s) - s )) s"
+  cut -d, -f1-4 /tmp/gpu-grades/lab1/gradebook.csv 2>/dev/null | head -40
+  grep -iE "isolation|jail|level" "$OUT/logs/grade.log" | head -5
+  tail -15 "$OUT/logs/grade.log"
 fi
 

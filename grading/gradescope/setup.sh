@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Gradescope runs this once when the autograder image is built (Ubuntu base image, no GPU):
-# the CPU backend's and the grader's packages, then the grader and the lab's harness.
+# the CPU backend's and the grader's packages, then the grader, the jail, and the lab's
+# checker and harness. No reference solution is shipped: the checker computes the reference
+# answer itself, and the lab's own stub (labs/) gives the grader the list of checks.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends g++ make perl python3 libboost-context-dev \
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libssl-dev
 cd /autograder/source
-make BACKEND=cpu build/grading/cudalab-grade
-# Build the harness and the reference solution once, so that each submission only compiles its file.
-make BACKEND=cpu lab-binary LAB=@LAB@ SRC=solutions/$(cd solutions && ls lab@LAB@_*.cu) OUT=build/grading/lab@LAB@/_reference/lab
+test ! -e solutions || { echo "setup.sh: this autograder must not carry solutions/" >&2; exit 1; }
+make BACKEND=cpu build/grading/cudalab-grade build/grading/cudalab-jail
+# The checker and the runner's harness (so that each submission only compiles its file).
+make BACKEND=cpu build/cpu/check/lab@LAB@ build/cpu/labs/lab@LAB@-runner

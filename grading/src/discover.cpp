@@ -16,7 +16,15 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Inside a student's folder: hidden files and archivers' leftovers are not candidates.
 bool skipped_name(const std::string& name) { return name.empty() || name[0] == '.' || name == "__MACOSX"; }
+
+// At the top: what an archiver or a file manager leaves, never a student. Any other hidden
+// name (a folder called "..." or ".bob") is a student's, with a note.
+bool junk_name(const std::string& name) {
+  return name.empty() || name == "." || name == ".." || name == "__MACOSX" || name == ".DS_Store" || name == ".git" ||
+         name.rfind("._", 0) == 0;
+}
 
 bool is_source_name(const std::string& name) {
   std::string ext = lower(fs::path(name).extension().string());
@@ -39,7 +47,11 @@ std::vector<fs::path> files_under(const fs::path& dir) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->symlink_status(ec).type() == fs::file_type::regular) out.push_back(it->path());
+    // Regular files, and special ones (links, FIFOs, devices, sockets) too: if one of them is
+    // the lab file, reading it refuses it with the reason. Folders are walked, never links.
+    const auto type = it->symlink_status(ec).type();
+    if (type != fs::file_type::directory && type != fs::file_type::not_found && type != fs::file_type::none)
+      out.push_back(it->path());
     if (out.size() > 2000) break;
   }
   std::sort(out.begin(), out.end());
@@ -166,6 +178,7 @@ Discovery discover(const fs::path& root, const DiscoverOptions& opt) {
     s.student = safe_name(opt.single_student);
     s.origin = dir;
     choose_file(s, dir, files_under(dir), opt);
+    s.index = 1;
     d.submissions.push_back(s);
     make_names_unique(d.submissions);
     return d;
@@ -180,22 +193,28 @@ Discovery discover(const fs::path& root, const DiscoverOptions& opt) {
             [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
   for (const auto& e : entries) {
     const std::string name = e.path().filename().string();
-    if (skipped_name(name)) continue;
+    if (junk_name(name)) {
+      if (!name.empty() && name != "." && name != "..") d.ignored.push_back(name);
+      continue;
+    }
     const auto type = e.symlink_status(ec).type();
     if (type == fs::file_type::directory) {
       Submission s;
       s.student = safe_name(name);
       s.origin = e.path();
+      if (name[0] == '.')
+        s.notes.push_back("Your folder is named `" + clean_text(name.substr(0, 80)) + "`, which hides it; it was graded as `" +
+                          s.student + "`.");
       choose_file(s, e.path(), files_under(e.path()), opt);
       subs.push_back(s);
-    } else if (type == fs::file_type::regular) {
+    } else {
+      // A flat file (or what is named like one): a regular file is a submission; a special
+      // one (a link, a FIFO, a device) is never read, and its student is told so.
       std::string student = student_of_flat_file(name, opt.lab);
       if (student.empty())
         d.ignored.push_back(name);
       else
-        flat[student].push_back(e.path());
-    } else {
-      d.ignored.push_back(name);
+        flat[student].push_back(e.path());  // reading it refuses a special file, with the reason
     }
   }
   for (auto& [student, files] : flat) {
@@ -213,6 +232,7 @@ Discovery discover(const fs::path& root, const DiscoverOptions& opt) {
   std::stable_sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.student < b.student; });
   make_names_unique(subs);
   std::sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.student < b.student; });
+  for (size_t i = 0; i < subs.size(); ++i) subs[i].index = unsigned(i + 1);
   d.submissions = std::move(subs);
   return d;
 }

@@ -16,6 +16,7 @@ inline constexpr const char* kReferenceFolder = "_reference";
 
 struct Submission {
   std::string student;              // safe as a file name, unique in the run
+  unsigned index = 0;               // 1, 2, ... in name order: the student's identity in the jail
   fs::path origin;                  // the folder or file it came from
   std::optional<fs::path> file;     // the lab file to grade
   std::string problem;              // why there is no file (student-facing), when there is none

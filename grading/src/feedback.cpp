@@ -131,7 +131,8 @@ std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, cons
     o << " with seed " << r.seed << " (replay the same inputs with `make lab" << lab.lab << " ARGS=\"--seed " << r.seed
       << "\"`)";
   o << ".\n";
-  return o.str();
+  // Everything in it may carry a submission's bytes (file names, messages, logs).
+  return clean_text(o.str());
 }
 
 }  // namespace grading

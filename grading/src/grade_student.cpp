@@ -22,10 +22,28 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-void own_dir(const fs::path& dir, const std::optional<Identity>& as, mode_t mode) {
+// A folder of the work tree, made afresh: owned by the student's uid when `uid` is given
+// (their build writes there), by the grader otherwise.
+void fresh_dir(const fs::path& dir, std::optional<uid_t> uid, mode_t mode) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);  // never follows a link the student left
   fs::create_directories(dir);
-  if (as && ::chown(dir.c_str(), as->uid, as->gid) != 0) throw std::runtime_error("cannot chown " + dir.string());
+  if (uid && ::chown(dir.c_str(), *uid, *uid) != 0) throw std::runtime_error("cannot chown " + dir.string());
   ::chmod(dir.c_str(), mode);
+}
+
+std::optional<uid_t> student_uid(const GradingContext& ctx, unsigned index) {
+  if (!ctx.jailed) return std::nullopt;
+  return uid_t(ctx.uid_base + index);
+}
+
+// What the student may see of the grader's paths in their logs: nothing.
+std::string without_grader_paths(std::string log, const GradingContext& ctx, const fs::path& dir) {
+  for (const fs::path& p : {dir / "src", dir / "bin", dir / "run", dir})
+    log = replace_all(log, p.string() + "/", "");
+  log = replace_all(log, ctx.repo.string() + "/", "");
+  log = replace_all(log, ctx.work.string() + "/", "");
+  return clean_text(log);
 }
 
 std::vector<std::string> base_env(const GradingContext& ctx, const fs::path& home, const std::string& path) {
@@ -46,20 +64,40 @@ Limits build_limits(const GradingContext& ctx) {
   return L;
 }
 
-Limits run_limits(const GradingContext& ctx, double timeout) {
+// The checker's own process: trusted, so no memory or file limits of the student's; its
+// wall clock is the student's whole run (the runners it starts have theirs in the jail).
+Limits checker_limits(const GradingContext& ctx, double timeout) {
   Limits L;
   L.wall_seconds = timeout;
-  // The CUDA driver maps far more address space than it uses, so a GPU run is limited on
-  // its data segment instead of its address space.
-  if (ctx.backend == "cpu")
-    L.address_space_bytes = ctx.rubric.limits.memory_mb << 20;
-  else
-    L.data_bytes = ctx.rubric.limits.memory_mb << 20;
-  L.file_bytes = ctx.rubric.limits.file_mb << 20;
-  L.processes = ctx.rubric.limits.processes;
-  L.cpu_seconds = uint64_t(timeout * std::max(1u, std::thread::hardware_concurrency())) + 10;
+  L.file_bytes = 0;
   L.output_keep_bytes = size_t(ctx.rubric.limits.output_kb) << 10;
   return L;
+}
+
+// A private folder for the reports of the runners' jails (written by the jail as root).
+fs::path runner_report_path() {
+  static const fs::path dir = [] {
+    char tmpl[] = "/tmp/cudalab-runner-reports-XXXXXX";
+    const char* d = ::mkdtemp(tmpl);
+    return fs::path(d ? d : "/tmp");
+  }();
+  return dir / (random_hex(8) + ".json");
+}
+
+// The preprocessor alone, with the lab's include folders: its dependency list (-MD: every
+// file it opened, system headers included) and its expanded text (macros applied, line
+// markers naming each line's file). The CPU backend's folders serve both backends: the
+// rules judge the lab file, and its CUDA spellings preprocess the same there.
+std::vector<std::string> preprocess_command(const GradingContext& ctx, const fs::path& src, const fs::path& deps,
+                                            const fs::path& expanded) {
+  return {"g++", "-std=c++20", "-DCUDALAB_BACKEND_CPU=1", "-I" + (ctx.repo / "harness/cpu/include").string(),
+          "-I" + (ctx.repo / "harness/include").string(), "-E", "-MD", "-MF", deps.string(), "-o", expanded.string(),
+          "-x", "c++", src.string()};
+}
+
+// Where an opened header may live: the lab's own headers and the system's.
+std::vector<std::string> allowed_include_roots(const GradingContext& ctx) {
+  return {(ctx.repo / "harness/include").string() + "/", (ctx.repo / "harness/cpu/include").string() + "/", "/usr/"};
 }
 
 StudentResult start_result(const GradingContext& ctx, const Submission& s) {
@@ -99,31 +137,55 @@ Built stop(const GradingContext& ctx, StudentResult r, const char* verdict, cons
   return b;
 }
 
-std::string explain_failed_run(const RunResult& raw) {
-  if (raw.timed_out)
-    return "did not finish within " + std::to_string(int(raw.seconds + 0.5)) +
-           " s: an endless loop, or threads waiting at a __syncthreads() that others never reach?";
-  if (raw.term_signal == 11 || raw.term_signal == 7)
-    return "crashed (" + raw.describe().substr(4) + "): an out-of-bounds memory access?";
-  if (raw.term_signal == 6)
-    return "stopped itself (" + raw.describe().substr(4) + "): a failed assert(), an uncaught exception, or too much memory?";
-  if (raw.term_signal) return raw.describe();
-  return raw.describe() + " before the harness finished";
+// Why the checker left no report: it was stopped at the student's wall clock (every check
+// hung, or the runner would not start), or something went wrong on the grader's side.
+std::string explain_no_report(const GradingContext& ctx, const LabRun& run) {
+  if (run.raw.timed_out)
+    return "your code used up the time allowed for the whole run (" + std::to_string(int(ctx.run_timeout + 0.5)) +
+           " s) before every check was done: endless loops, or threads waiting at a __syncthreads() that others never "
+           "reach?";
+  if (!run.raw.started) return "the checker could not start (" + run.raw.start_error + "); tell your instructor";
+  return "the checker " + run.raw.describe() + " without a report (" + run.problem + "); tell your instructor";
+}
+
+// A check whose runner had to be replaced after it (a crash, a hang, a lost CUDA context):
+// the checker's own words say so.
+bool needed_fresh_runner(const CheckOutcome& c) {
+  if (c.status != "error") return false;
+  for (const char* w : {"did not finish within", "crashed", "broke off the conversation", "breaks the GPU context",
+                        "fresh process"}) {
+    if (c.message.find(w) != std::string::npos) return true;
+    for (const auto& d : c.details)
+      if (d.find(w) != std::string::npos) return true;
+  }
+  return false;
 }
 
 }  // namespace
 
-std::string submission_key(const Submission& s, const std::string& backend) {
-  if (!s.file) return "none:" + sha256_hex(s.problem) + ":" + backend;
-  auto bytes = read_file(*s.file, 16u << 20);
-  return sha256_hex(bytes ? *bytes : std::string("unreadable")) + ":" + backend;
+JailSpec student_jail(const GradingContext& ctx, unsigned index) {
+  JailSpec j;
+  j.uid = j.gid = uid_t(ctx.uid_base + index);
+  j.allow_degraded = ctx.allow_degraded;
+  j.gpu = ctx.backend == "cuda";
+  j.cpu_weight = 100;  // every student the same share, whatever they spawn
+  j.tmp_mb = 256;
+  return j;
 }
 
-std::string build_trusted(const GradingContext& ctx, const fs::path& src, const fs::path& out) {
+std::string submission_key(const Submission& s, const std::string& backend) {
+  if (!s.file) return "none:" + sha256_hex(s.problem) + ":" + backend;
+  // Read as the submission is read: never through a link, never blocking on a FIFO.
+  std::string why;
+  auto bytes = read_submitted_file(*s.file, 16u << 20, &why);
+  return sha256_hex(bytes ? *bytes : "unreadable: " + why) + ":" + backend;
+}
+
+namespace {
+std::string run_trusted_make(const GradingContext& ctx, std::vector<std::string> targets) {
   RunSpec spec;
-  spec.argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-binary",
-               "LAB=" + std::to_string(ctx.lab), "SRC=" + fs::absolute(src).string(), "OUT=" + fs::absolute(out).string(),
-               "BACKEND=" + ctx.backend};
+  spec.argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "BACKEND=" + ctx.backend};
+  spec.argv.insert(spec.argv.end(), targets.begin(), targets.end());
   spec.env = base_env(ctx, fs::temp_directory_path(), ctx.path_env);
   spec.cwd = ctx.repo;
   spec.limits.wall_seconds = 1800;  // the first build compiles the whole harness
@@ -133,14 +195,25 @@ std::string build_trusted(const GradingContext& ctx, const fs::path& src, const 
   if (r.started && !r.timed_out && r.term_signal == 0 && r.exit_code == 0) return "";
   return r.describe() + "\n" + r.output_with_note();
 }
+}  // namespace
+
+std::string build_checker(const GradingContext& ctx) {
+  return run_trusted_make(ctx, {"lab-checker", "LAB=" + std::to_string(ctx.lab)});
+}
+
+std::string build_trusted_runner(const GradingContext& ctx, const fs::path& src, const fs::path& out) {
+  return run_trusted_make(ctx, {"lab-runner", "LAB=" + std::to_string(ctx.lab), "SRC=" + fs::absolute(src).string(),
+                                "OUT=" + fs::absolute(out).string()});
+}
 
 Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   const auto t0 = std::chrono::steady_clock::now();
   StudentResult r = start_result(ctx, s);
   if (!s.file) return stop(ctx, r, kNoSubmission, s.problem);
 
-  auto bytes = read_file(*s.file, (2u << 20) + 1);
-  if (!bytes) return stop(ctx, r, kUnreadable, "We could not read your file.");
+  std::string why;
+  auto bytes = read_submitted_file(*s.file, 2u << 20, &why);
+  if (!bytes) return stop(ctx, r, kUnreadable, "We could not read your file: " + why + ".");
   SourceText src = normalize_source(*bytes, 2u << 20);
   for (const auto& n : src.notes) r.notes.push_back(n);
   if (!src.ok) return stop(ctx, r, kUnreadable, src.problem);
@@ -149,65 +222,71 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   if (!rejections.empty()) return stop(ctx, r, kRejected, rejections.front().reason, rejections.front().rule);
 
   // A fresh folder per student: nothing of an earlier attempt or another student is reused.
+  // The source and the folder are the grader's; only bin/ is the student's to write.
   const fs::path dir = ctx.work / r.student;
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  own_dir(dir / "src", ctx.build_as, 0711);
-  own_dir(dir / "bin", ctx.build_as, 0711);
-  ::chmod(dir.c_str(), 0711);
+  const auto uid = student_uid(ctx, s.index);
+  fresh_dir(dir, std::nullopt, 0711);
+  fresh_dir(dir / "src", std::nullopt, 0755);
+  fresh_dir(dir / "bin", uid, 0700);
   const fs::path src_file = dir / "src" / ctx.lab_file_name;
   write_file_atomic(src_file, src.text);
   ::chmod(src_file.c_str(), 0644);
-  const fs::path binary = dir / "bin" / "lab";
+  const fs::path runner = dir / "bin" / "lab";  // their kernel runner
 
-  RunSpec spec;
-  spec.argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-binary",
-               "LAB=" + std::to_string(ctx.lab), "SRC=" + src_file.string(), "OUT=" + binary.string(),
-               "BACKEND=" + ctx.backend};
-  spec.env = base_env(ctx, dir / "bin", ctx.path_env);
-  spec.cwd = ctx.repo;
-  spec.limits = build_limits(ctx);
-  spec.run_as = ctx.build_as;
-  spec.new_namespaces = ctx.namespaces;
-  spec.hidden = ctx.hidden;  // the compiler, too, must not reach the reference solutions
-  RunResult b = run_sandboxed(spec);
-  // The unprivileged build may find the instructor's harness out of date (its sources changed
-  // since the grader started) and cannot rebuild it: that is the grader's trouble, not the
-  // student's. Rebuild the harness as the grader (once, for everyone) and try again.
-  if (b.exit_code != 0 && b.output.find("Permission denied") != std::string::npos &&
-      b.output.find("build/") != std::string::npos) {
-    static std::mutex harness_mutex;
-    {
-      std::lock_guard<std::mutex> lock(harness_mutex);
-      build_trusted(ctx, ctx.repo / "solutions" / ctx.lab_file_name, ctx.work / kReferenceFolder / "lab");
+  // Every command of the build runs in the student's jail: their uid, their folder, the
+  // course's build files read-only, nothing of the reference.
+  auto in_build_jail = [&](std::vector<std::string> argv, double timeout, size_t keep) {
+    RunSpec spec;
+    spec.argv = std::move(argv);
+    spec.env = base_env(ctx, dir / "bin", ctx.path_env);
+    spec.cwd = ctx.repo;
+    spec.limits = build_limits(ctx);
+    spec.limits.wall_seconds = timeout;
+    spec.limits.output_keep_bytes = keep;
+    if (ctx.jailed) {
+      JailSpec j = student_jail(ctx, s.index);
+      j.ro_bind = ctx.build_view;
+      j.ro_bind.push_back((dir / "src").string());
+      j.bind = {(dir / "bin").string()};
+      j.hide = ctx.build_hide;
+      spec.jail = j;
+      spec.jail_program = ctx.jail_program;
     }
-    b = run_sandboxed(spec);
+    return run_sandboxed(spec);
+  };
+
+  // What the compiler really opens and reads: the preprocessor's own dependency list and
+  // its expanded text, judged before anything is compiled (static_rules.h).
+  const fs::path deps = dir / "bin" / "deps.d", expanded = dir / "bin" / "expanded.ii";
+  RunResult pre = in_build_jail(preprocess_command(ctx, src_file, deps, expanded), ctx.build_timeout, 64 << 10);
+  if (pre.started && !pre.timed_out && pre.exit_code == 0) {
+    auto d = read_submitted_file(deps, 4u << 20, nullptr, uid);
+    auto e = read_submitted_file(expanded, 64u << 20, nullptr, uid);
+    if (!d || !e) return stop(ctx, r, kBuildFailed, "The preprocessor's output could not be read; tell your instructor.");
+    auto seen = check_compiler_view(*e, *d, src_file.string(), allowed_include_roots(ctx));
+    if (!seen.empty()) return stop(ctx, r, kRejected, seen.front().reason, seen.front().rule);
   }
-  // The student sees their own file's name, not the grader's folders.
-  std::string log = replace_all(b.output_with_note(), (dir / "src").string() + "/", "");
-  log = replace_all(log, (dir / "bin").string() + "/", "");
-  r.build_log = clip_text(log, 16 << 10);
-  if (!b.started) return stop(ctx, r, kBuildFailed, "The build could not start (" + b.start_error + "); tell your instructor.");
+  // A file that does not preprocess does not compile either: the build below says why.
+
+  RunResult b = in_build_jail({"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-runner",
+                               "LAB=" + std::to_string(ctx.lab), "SRC=" + src_file.string(), "OUT=" + runner.string(),
+                               "BACKEND=" + ctx.backend, "NVCC=" + (ctx.nvcc.empty() ? std::string("nvcc") : ctx.nvcc)},
+                              ctx.build_timeout, size_t(ctx.rubric.limits.output_kb) << 10);
+  // The student sees their own file's name, not the grader's folders; what the compiler
+  // printed is only shown, never acted on.
+  r.build_log = clip_text(without_grader_paths(b.output_with_note(), ctx, dir), 16 << 10);
+  if (!b.started) return stop(ctx, r, kBuildFailed, "The build could not start; tell your instructor.");
   if (b.timed_out) return stop(ctx, r, kBuildFailed, "Compiling your file took longer than the limit.");
-  if (b.exit_code != 0 || b.term_signal != 0 || !fs::exists(binary))
+  if (b.memory_limit_hit) return stop(ctx, r, kBuildFailed, "Compiling your file needed more memory than the limit.");
+  if (b.exit_code != 0 || b.term_signal != 0 || !fs::exists(runner))
     return stop(ctx, r, kBuildFailed, "Your file does not compile. The compiler's messages are below.");
 
   // The object is checked too: what the source rules cannot see (macros, mangled names).
-  auto tool = [&](std::vector<std::string> argv) {
-    RunSpec t;
-    t.argv = std::move(argv);
-    t.env = base_env(ctx, dir / "bin", ctx.path_env);
-    t.cwd = dir / "bin";
-    t.limits.wall_seconds = 60;
-    t.limits.output_keep_bytes = 64 << 20;
-    t.run_as = ctx.build_as;
-    RunResult out = run_sandboxed(t);
-    return out.output;
-  };
-  const fs::path object = fs::path(binary.string() + ".o");
+  const fs::path object = fs::path(runner.string() + ".o");
   if (fs::exists(object)) {
-    auto obj_rejections = check_object(tool({"nm", "-P", "-C", "-g", object.string()}),
-                                       tool({"readelf", "-SW", object.string()}), ctx.rubric.forbid);
+    auto obj_rejections = check_object(in_build_jail({"nm", "-P", "-C", "-g", object.string()}, 60, 64 << 20).output,
+                                       in_build_jail({"readelf", "-SW", object.string()}, 60, 64 << 20).output,
+                                       ctx.rubric.forbid);
     if (!obj_rejections.empty())
       return stop(ctx, r, kRejected, obj_rejections.front().reason, obj_rejections.front().rule);
   } else {
@@ -216,27 +295,47 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Built built;
   built.result = std::move(r);
-  built.binary = binary;
+  built.index = s.index;
+  built.runner = runner;
   built.runnable = true;
   return built;
 }
 
-LabRun run_lab_binary(const GradingContext& ctx, const fs::path& binary, const fs::path& cwd,
-                      const std::vector<std::string>& args, double timeout, const std::string& gpu,
-                      const std::optional<Identity>& as) {
+std::vector<std::string> checker_argv(const GradingContext& ctx, const fs::path& runner,
+                                      const std::vector<std::string>& args, const std::optional<JailSpec>& runner_jail) {
+  std::vector<std::string> argv = {ctx.checker.string(), "--runner", runner.string()};
+  if (runner_jail)
+    for (const auto& word : jail_argv(ctx.jail_program, *runner_jail)) argv.insert(argv.end(), {"--runner-wrap", word});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+LabRun run_checker(const GradingContext& ctx, const fs::path& runner, const fs::path& cwd,
+                   const std::vector<std::string>& args, double timeout, const std::string& gpu,
+                   const std::optional<JailSpec>& runner_jail) {
+  std::optional<JailSpec> jail = runner_jail;
+  fs::path report;
+  if (jail) {
+    report = runner_report_path();
+    jail->report_isolation = report.string();
+    jail->quiet = true;
+    jail->die_with_parent = true;
+    if (jail->wall_seconds <= 0) jail->wall_seconds = timeout;
+  }
   RunSpec spec;
-  spec.argv = {binary.string()};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.env = base_env(ctx, cwd, "/usr/local/bin:/usr/bin:/bin");
+  spec.argv = checker_argv(ctx, runner, args, jail);
+  spec.env = base_env(ctx, fs::temp_directory_path(), "/usr/local/bin:/usr/bin:/bin");
   if (ctx.backend == "cuda") spec.env.push_back("CUDA_VISIBLE_DEVICES=" + gpu);
   spec.cwd = cwd;
-  spec.limits = run_limits(ctx, timeout);
-  spec.run_as = as;
-  spec.new_namespaces = ctx.namespaces;
-  spec.hidden = ctx.hidden;
-  spec.verdict_channel = true;
+  spec.limits = checker_limits(ctx, timeout);
+  spec.verdict_channel = true;  // the checker's; it never passes it on to the runner
   LabRun run;
   run.raw = run_sandboxed(spec);
+  if (jail) {
+    run.runner_isolation = read_file(report, 4096).value_or("");
+    std::error_code ec;
+    fs::remove(report, ec);
+  }
   Verdict v = find_verdict(run.raw.channel, run.raw.secret);
   run.has_report = v.ok;
   run.report_json = v.json;
@@ -249,97 +348,116 @@ StudentResult run_and_finish(const GradingContext& ctx, Built built, const std::
   if (!built.runnable) return r;
   const auto t0 = std::chrono::steady_clock::now();
   r.gpu = gpu;
-  const fs::path run_dir = ctx.work / r.student / "run";
-  std::error_code ec;
-  fs::remove_all(run_dir, ec);
-  own_dir(run_dir, ctx.run_as, 0700);
+  const fs::path dir = ctx.work / r.student, run_dir = dir / "run";
+  fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
+  // The runner sees its own program (read-only) and an empty folder to work in; nothing
+  // else. The checker runs as the grader, outside, and starts every runner through the jail.
+  std::optional<JailSpec> jail;
+  if (ctx.jailed) {
+    jail = student_jail(ctx, built.index);
+    jail->ro_bind = {built.runner.parent_path().string()};
+    // The CUDA runtime the runner links (found through its rpath in the toolkit's folder).
+    if (!ctx.nvcc.empty()) jail->ro_bind.push_back(fs::path(ctx.nvcc).parent_path().parent_path().string());
+    jail->bind = {run_dir.string()};
+    jail->chdir = run_dir.string();
+    jail->memory_mb = ctx.rubric.limits.memory_mb;
+    jail->pids = ctx.rubric.limits.processes;
+    jail->file_mb = ctx.rubric.limits.file_mb;
+    jail->wall_seconds = ctx.run_timeout;
+    if (!ctx.ld_library_path.empty()) jail->env.push_back("LD_LIBRARY_PATH=" + ctx.ld_library_path);
+  }
 
-  const std::string seed = std::to_string(r.seed);
-  LabRun full = run_lab_binary(ctx, built.binary, run_dir, {"--seed", seed}, ctx.run_timeout, gpu, ctx.run_as);
-  r.run_log = clip_text(full.raw.output_with_note(), 32 << 10);
-  if (full.raw.output_truncated())
-    r.notes.push_back("Your program printed " + std::to_string(full.raw.output_bytes) +
+  std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--check-timeout",
+                                   std::to_string(std::max(1, int(ctx.check_timeout + 0.5)))};
+  LabRun run = run_checker(ctx, built.runner, dir, args, ctx.run_timeout, gpu, jail);
+  // The run's output is the checker's report plus whatever the student's code printed (the
+  // runner shares the checker's stdout and stderr). Kept for the feedback only when no hidden
+  // check ran in it (either could describe a hidden check's inputs); never acted on.
+  r.run_log = ctx.rubric.hidden.empty() ? clip_text(without_grader_paths(run.raw.output_with_note(), ctx, dir), 32 << 10)
+                                        : std::string();
+  if (run.raw.output_truncated())
+    r.notes.push_back("Your program printed " + std::to_string(run.raw.output_bytes) +
                       " bytes; only the beginning was kept.");
+  if (run.runner_isolation.find("memory limit reached") != std::string::npos)
+    r.notes.push_back("Your code reached the memory limit (" + std::to_string(ctx.rubric.limits.memory_mb) +
+                      " MiB for all its processes together) and was stopped.");
 
   std::vector<CheckOutcome> checks;
-  if (full.has_report) {
+  std::string problem;
+  if (run.has_report) {
     try {
-      LabReport rep = parse_lab_report(full.report_json);
+      LabReport rep = parse_lab_report(run.report_json);
       checks = rep.checks;
       r.timing_status = rep.timing_status;
       r.timing_note = rep.timing_note;
       r.student_ms = rep.student_ms;
     } catch (const std::exception& e) {
-      full.has_report = false;
-      full.problem = e.what();
+      problem = std::string("the checker's report could not be read (") + e.what() + "); tell your instructor";
     }
+  } else if (run.raw.timed_out) {
+    problem = explain_no_report(ctx, run);
+  } else {
+    // The trusted checker always reports, whatever the runner does: without a report, the
+    // trouble is the grader's. No result is saved, so the next run grades this student again.
+    throw std::runtime_error(explain_no_report(ctx, run) + "\n" + clip_text(run.raw.output_with_note(), 4096));
   }
-  std::string full_run_problem;
-  if (!full.has_report) {
-    // No report: the program died, hung or left early (its own reason), or the channel
-    // carried something that cannot be believed (the channel's reason).
-    const bool died = full.raw.timed_out || full.raw.term_signal || full.problem.find("ended before") != std::string::npos;
-    full_run_problem = died ? "your program " + explain_failed_run(full.raw) : full.problem;
-    r.notes.push_back("The full run of the checks stopped (" + full_run_problem +
-                      "), so each check was then run alone in its own process.");
+  // The checks are the checker's (the same list for everyone); a run with no report has
+  // each of them in error, with the reason.
+  if (!problem.empty()) {
+    checks.clear();
     for (const auto& ref : ctx.reference_checks) {
       CheckOutcome c = ref;
       c.details.clear();
-      c.status = ref.status == "skipped" ? "skipped" : "not_run";
+      c.status = ref.status == "skipped" ? "skipped" : "error";
+      c.message = ref.status == "skipped" ? ref.message : "not run: " + problem;
       checks.push_back(c);
     }
   }
-
-  // Checks the full run could not finish (a lost GPU context, a crash, a hang) run again,
-  // each in a fresh process with its own time limit.
-  int reruns = 0;
-  double budget = std::max(ctx.run_timeout, 4 * ctx.check_timeout);
+  // "barriers" is judged over the other checks' kernels: it passes for code that launched
+  // none. It earns nothing unless some other check passed (the checker should say not_run
+  // there; see grading/README.md).
+  bool other_passed = false;
+  for (const auto& c : checks) other_passed |= c.id != "barriers" && c.status == "pass";
+  for (auto& c : checks)
+    if (c.id == "barriers" && c.status == "pass" && !other_passed) {
+      c.status = "not_run";
+      c.message = "not judged: no other check passed, so no working kernel was there to judge";
+    }
   for (auto& c : checks) {
-    if (c.status != "not_run") continue;
-    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (spent > ctx.run_timeout + budget) {
-      c.message = "not run: the time allowed for your submission was used up by the checks before it";
-      continue;
-    }
-    ++reruns;
-    LabRun one = run_lab_binary(ctx, built.binary, run_dir, {"--seed", seed, "--only", c.id, "--no-timing"},
-                                ctx.check_timeout, gpu, ctx.run_as);
-    c.own_process = true;
-    bool found = false;
-    if (one.has_report) {
-      try {
-        for (const auto& o : parse_lab_report(one.report_json).checks)
-          if (o.id == c.id) {
-            c.status = o.status;
-            c.message = o.message;
-            c.details = o.details;
-            c.own_process = true;
-            found = true;
-          }
-      } catch (const std::exception&) {
-      }
-    }
-    if (!found) {
-      c.status = "error";
-      c.message = "Run alone, this check " + explain_failed_run(one.raw);
-      c.details.clear();
-      std::string tail = one.raw.output_with_note();
-      if (!tail.empty()) c.details.push_back("last output: " + clip_text(tail.substr(tail.size() > 600 ? tail.size() - 600 : 0), 600));
-    }
-    if (c.status == "not_run") c.status = "error";  // lost again on its own: it is this check's fault
+    c.own_process = needed_fresh_runner(c);
+    // Messages come from the trusted checker, but may quote what the runner sent (a kernel's
+    // name): no control bytes.
+    // The file names in them are the grader's copies: the student sees their own file's name.
+    c.message = without_grader_paths(c.message, ctx, dir);
+    for (auto& d : c.details) d = without_grader_paths(d, ctx, dir);
   }
-  if (reruns > 0 && full.has_report)
-    r.notes.push_back(std::to_string(reruns) + " check(s) that the full run could not finish were run again, each alone.");
 
   r.checks = checks;
   r.verdict = kGraded;
-  r.reason = full_run_problem;
+  r.reason = problem;
+  // A stub handed in as it is: nothing passed and every failure is an output never written.
+  // The gradebook says so, instead of looking like any wrong answer.
+  if (problem.empty()) {
+    size_t failed = 0, unwritten = 0, passed = 0;
+    for (const auto& c : checks) {
+      if (c.id == "barriers") continue;
+      passed += c.status == "pass";
+      if (c.status == "fail" || c.status == "error") {
+        ++failed;
+        unwritten += c.message.find("never written") != std::string::npos;
+      }
+    }
+    if (!passed && failed && unwritten == failed)
+      r.reason = "stub: no check's output was ever written; the lab looks handed in as it was given out (TODOs not done)";
+  }
   if (ctx.backend == "cuda") {
     auto it = ctx.reference_ms.find(gpu);
     if (it != ctx.reference_ms.end()) r.reference_ms = it->second;
   }
   r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.graded_at = now_utc_iso8601();
+  std::error_code ec;
+  fs::remove_all(run_dir, ec);  // nothing a run wrote outlives its grading
   return r;
 }
 

@@ -10,31 +10,43 @@
 #include "discover.h"
 #include "result.h"
 #include "rubric.h"
-#include "sandbox.h"
+#include "process.h"
 
 namespace grading {
 
 struct GradingContext {
-  std::filesystem::path repo;  // where `make lab-binary` runs
+  std::filesystem::path repo;  // where `make lab-runner` runs
+  std::filesystem::path checker;  // build/<backend>/check/labN: trusted, built once per grading run
   std::filesystem::path work;  // per-student build and run folders
   int lab = 0;
   std::string lab_file_name;   // "lab3_multilevel_sum.cu"
   std::string backend;         // "cuda" or "cpu"
   Rubric rubric;
-  std::optional<Identity> build_as, run_as;  // set when the grader runs as root
-  bool namespaces = false;
-  std::vector<std::filesystem::path> hidden;  // with namespaces, hidden from builds and runs (RunSpec::hidden)
+  // As root, every build and run of a submission happens in cudalab-jail, as the student's
+  // own uid (uid_base + their index), seeing only their own folder and what is listed here.
+  bool jailed = false;
+  std::string jail_program;
+  unsigned uid_base = 200000;
+  bool allow_degraded = false;              // hosts without namespaces (some containers)
+  std::vector<std::string> build_view;      // read-only for builds: makefiles, harness, built harness
+  std::string nvcc;                         // the CUDA compiler, by absolute path (a jail's PATH is its own)
+  std::vector<std::string> build_hide;      // inside build_view: the reference's generated copies
+  // run_timeout: the wall-clock limit of one student's whole run (the checker and every
+  // runner it starts); check_timeout: the checker's limit per check (--check-timeout), after
+  // which a hung runner is stopped and the next check gets a fresh one.
   double build_timeout = 0, run_timeout = 0, check_timeout = 0;
   std::string path_env, ld_library_path;
-  // From the reference solution's run: every check (id, title, and whether this backend
-  // skips it) and, per GPU, the reference's time.
+  // From the reference run (the solution's runner, or the lab's own stub where no solution
+  // is shipped, as on Gradescope): every check (id, title, and whether this backend skips
+  // it) and, per GPU, the reference solution's time.
   std::vector<CheckOutcome> reference_checks;
   std::map<std::string, double> reference_ms;  // by GPU ("" on the CPU)
 };
 
 struct Built {
   StudentResult result;  // filled as far as known
-  std::filesystem::path binary;
+  unsigned index = 0;    // the student's identity in the jail: uid_base + index
+  std::filesystem::path runner;  // their kernel runner: bin/lab
   bool runnable = false;
 };
 
@@ -44,19 +56,33 @@ std::string submission_key(const Submission& s, const std::string& backend);
 Built prepare_and_build(const GradingContext& ctx, const Submission& s);
 StudentResult run_and_finish(const GradingContext& ctx, Built built, const std::string& gpu);
 
-// Builds a lab binary from a source file the instructor trusts (the reference solution):
-// not sandboxed. Returns "" or the build's output on failure.
-std::string build_trusted(const GradingContext& ctx, const std::filesystem::path& src, const std::filesystem::path& out);
+// Builds, as the instructor and unsandboxed, what only trusted code goes into: the lab's
+// checker (`make build/<backend>/check/labN`), and a kernel runner from a source file the
+// instructor trusts (the reference solution, or the lab's stub). "" or the build's output.
+std::string build_checker(const GradingContext& ctx);
+std::string build_trusted_runner(const GradingContext& ctx, const std::filesystem::path& src,
+                                 const std::filesystem::path& out);
 
-// One run of a lab binary with the verdict channel; exposed for the reference run and tests.
+// One run of the trusted checker, unjailed, holding the verdict channel; it starts the
+// kernel runner itself, inside `runner_jail` when one is given (as --runner-wrap words).
+// The verdict is the checker's one frame: the runner never holds the channel.
 struct LabRun {
-  RunResult raw;
+  RunResult raw;             // the checker's process; its output has the runner's mixed in
   bool has_report = false;
-  std::string problem;  // why there is no report
+  std::string problem;       // why there is no report
   std::string report_json;
+  std::string runner_isolation;  // the jail's report of the last runner started (JSON), if jailed
 };
-LabRun run_lab_binary(const GradingContext& ctx, const std::filesystem::path& binary, const std::filesystem::path& cwd,
-                      const std::vector<std::string>& args, double timeout, const std::string& gpu,
-                      const std::optional<Identity>& as);
+LabRun run_checker(const GradingContext& ctx, const std::filesystem::path& runner, const std::filesystem::path& cwd,
+                   const std::vector<std::string>& args, double timeout, const std::string& gpu,
+                   const std::optional<JailSpec>& runner_jail);
+
+// The checker's command line for one run (exposed for tests): checker --runner R
+// [--runner-wrap WORD]... args...
+std::vector<std::string> checker_argv(const GradingContext& ctx, const std::filesystem::path& runner,
+                                      const std::vector<std::string>& args, const std::optional<JailSpec>& runner_jail);
+
+// The isolation of student `index`: their uid, the limits of the rubric, no folder yet.
+JailSpec student_jail(const GradingContext& ctx, unsigned index);
 
 }  // namespace grading

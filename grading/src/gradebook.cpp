@@ -2,12 +2,14 @@
 #include <sstream>
 
 #include "scoring.h"
+#include "util.h"
 #include "writers.h"
 
 namespace grading {
 namespace {
 
-std::string csv(const std::string& field) {
+std::string csv(const std::string& raw) {
+  const std::string field = clean_line(raw);  // a submission's bytes never reach the spreadsheet raw
   bool quote = field.find_first_of(",\"\n\r") != std::string::npos;
   // A leading =, +, - or @ would be read as a formula by spreadsheets: names are data.
   bool formula = !field.empty() && std::string("=+-@").find(field[0]) != std::string::npos;

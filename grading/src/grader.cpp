@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cgroup.h"
 #include "discover.h"
 #include "grade_student.h"
 #include "lab_report.h"
@@ -60,15 +61,17 @@ std::vector<std::string> find_gpus() {
   return gpus;
 }
 
-std::string find_lab_file(const fs::path& repo, int lab) {
+// The lab's file name, from solutions/ (the reference) or, where no solution is shipped (a
+// Gradescope autograder), from labs/ (the stub students start from). "" when neither has it.
+std::string find_lab_file(const fs::path& folder, int lab) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (fs::directory_iterator it(repo / "solutions", ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     std::string n = it->path().filename().string();
     if (n.rfind("lab" + std::to_string(lab) + "_", 0) == 0 && it->path().extension() == ".cu") names.push_back(n);
   }
-  if (names.size() != 1) throw SetupError("expected one solutions/lab" + std::to_string(lab) + "_*.cu in " + repo.string());
-  return names[0];
+  if (names.size() > 1) throw SetupError("expected one " + folder.string() + "/lab" + std::to_string(lab) + "_*.cu");
+  return names.empty() ? "" : names[0];
 }
 
 // A queue that closes: pop() returns false once closed and empty.
@@ -105,24 +108,27 @@ class Queue {
   bool closed_ = false;
 };
 
-// Whether `inner` is `outer` or lies under it (links resolved).
-bool within(const fs::path& inner, const fs::path& outer) {
+// What a student's build sees of the course, read-only: the makefiles, the harness's
+// sources and the built harness of this backend. Not the reference solutions, not the
+// grader's folders (build/grading: other students, the reference build), not the grades or
+// the submissions (never under a path listed here); inside build/<backend>, every folder of
+// generated copies of the solutions is covered.
+void set_build_view(GradingContext& ctx) {
+  const fs::path built = ctx.repo / "build" / ctx.backend;
+  // tools/deps.sh and its stamps: make's check that the CPU backend's libraries are there
+  // (the trusted builds before made the stamps, so the student's build only reads them).
+  for (const fs::path& p : {ctx.repo / "Makefile", ctx.repo / "mk", ctx.repo / "harness", ctx.repo / "tools" / "deps.sh",
+                            ctx.repo / "build" / "deps", built})
+    if (fs::exists(p)) ctx.build_view.push_back(p.string());
+  if (!ctx.nvcc.empty()) ctx.build_view.push_back(fs::path(ctx.nvcc).parent_path().parent_path().string());
   std::error_code ec;
-  const fs::path rel = fs::weakly_canonical(inner, ec).lexically_relative(fs::weakly_canonical(outer, ec));
-  return !rel.empty() && *rel.begin() != "..";
-}
-
-// What submissions' builds and runs must not see: the reference solutions and the grades
-// (the whole grades folder where that hides nothing the build needs, else this lab's).
-std::vector<fs::path> folders_to_hide(const fs::path& repo, const fs::path& work, const fs::path& grades_root,
-                                      const fs::path& lab_grades) {
-  auto hideable = [&](const fs::path& dir) { return !within(repo, dir) && !within(work, dir); };
-  std::vector<fs::path> out = {repo / "solutions"};
-  if (hideable(grades_root))
-    out.push_back(grades_root);
-  else if (hideable(lab_grades))
-    out.push_back(lab_grades);
-  return out;
+  for (fs::recursive_directory_iterator it(built, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it.depth() > 4) it.disable_recursion_pending();
+    if (it->is_directory(ec) && !it->is_symlink(ec) && it->path().filename() == "solutions") {
+      ctx.build_hide.push_back(it->path().string());
+      it.disable_recursion_pending();
+    }
+  }
 }
 
 // The rubric must name real checks: a misspelt id would score or hide nothing, silently.
@@ -147,6 +153,19 @@ std::string outcome_line(const StudentResult& r, const Rubric& rubric) {
   return line + ")";
 }
 
+// After grading as root: nothing of the jails is left (their cgroups), and the work folder
+// belongs to whoever owns the checkout again, so that their `make clean` can remove it.
+void finish_work_folder(const GradingContext& ctx) {
+  if (!ctx.jailed) return;
+  remove_stale_job_cgroups();
+  struct stat st {};
+  if (::stat(ctx.repo.c_str(), &st) != 0 || st.st_uid == 0) return;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(ctx.work, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec))
+    ::lchown(it->path().c_str(), st.st_uid, st.st_gid);
+  ::lchown(ctx.work.c_str(), st.st_uid, st.st_gid);
+}
+
 }  // namespace
 
 int run_grader(const Config& cfg_in) {
@@ -163,7 +182,14 @@ int run_grader(const Config& cfg_in) {
     ctx.repo = cfg.repo;
     ctx.work = fs::absolute(cfg.work);
     ctx.lab = cfg.lab;
-    ctx.lab_file_name = find_lab_file(cfg.repo, cfg.lab);
+    // The reference: the solution where there is one; else (Gradescope ships none) the lab's
+    // stub gives the list of checks, and nothing is compared against a reference time.
+    ctx.lab_file_name = find_lab_file(cfg.repo / "solutions", cfg.lab);
+    const bool have_solution = !ctx.lab_file_name.empty();
+    if (!have_solution) ctx.lab_file_name = find_lab_file(cfg.repo / "labs", cfg.lab);
+    if (ctx.lab_file_name.empty())
+      throw SetupError("no solutions/lab" + std::to_string(cfg.lab) + "_*.cu nor labs/lab" + std::to_string(cfg.lab) +
+                       "_*.cu in " + cfg.repo.string());
     ctx.rubric = load_rubric(cfg.rubric);
     if (ctx.rubric.lab != cfg.lab) throw SetupError(cfg.rubric.string() + " is the rubric of lab " + std::to_string(ctx.rubric.lab));
 
@@ -178,16 +204,29 @@ int run_grader(const Config& cfg_in) {
     std::vector<std::string> run_slots = ctx.backend == "cuda" ? gpus : std::vector<std::string>{""};
 
     ctx.path_env = std::getenv("PATH") ? std::getenv("PATH") : "/usr/local/bin:/usr/bin:/bin";
+    // A jailed build sees the jail's own PATH: it is handed nvcc by absolute path, and the
+    // toolkit's folder (often /usr/local/cuda, sometimes /opt) is part of its view.
+    if (ctx.backend == "cuda")
+      for (size_t b = 0, e; b <= ctx.path_env.size(); b = e + 1) {
+        e = ctx.path_env.find(':', b);
+        if (e == std::string::npos) e = ctx.path_env.size();
+        const fs::path candidate = fs::path(ctx.path_env.substr(b, e - b)) / "nvcc";
+        std::error_code ec;
+        if (!candidate.parent_path().empty() && fs::exists(candidate, ec)) {
+          ctx.nvcc = fs::canonical(candidate, ec).string();
+          break;
+        }
+      }
     if (const char* l = std::getenv("LD_LIBRARY_PATH")) ctx.ld_library_path = l;
     ctx.build_timeout = cfg.build_timeout.value_or(ctx.rubric.limits.build_seconds);
     ctx.run_timeout = cfg.run_timeout.value_or(ctx.rubric.limits.run_seconds);
 
     if (geteuid() == 0 && cfg.isolate) {
-      ctx.run_as = lookup_user(cfg.run_user);
-      if (!ctx.run_as) throw SetupError("no user '" + cfg.run_user + "' to run submissions as");
-      ctx.build_as = Identity{uid_t(cfg.build_uid), ctx.run_as->gid, "uid " + std::to_string(cfg.build_uid)};
-      if (ctx.build_as->uid == ctx.run_as->uid) throw SetupError("builds and runs need different users");
-      ctx.namespaces = namespaces_available();
+      ctx.jailed = true;
+      ctx.jail_program = (cfg.repo / "build/grading/cudalab-jail").string();
+      if (!fs::exists(ctx.jail_program)) throw SetupError("no " + ctx.jail_program + " (make build/grading/cudalab-jail)");
+      ctx.uid_base = cfg.uid_base;
+      ctx.allow_degraded = cfg.allow_degraded;
     } else if (cfg.isolate) {
       std::cerr << "grader: not running as root, so submissions run as you, with network access, and could write "
                    "wherever you can (see grading/README.md)\n";
@@ -199,36 +238,56 @@ int run_grader(const Config& cfg_in) {
     fs::create_directories(grades / "students");
     ::chmod(grades.c_str(), 0700);
     ::chmod((grades / "students").c_str(), 0700);
-    if (ctx.namespaces) ctx.hidden = folders_to_hide(cfg.repo, ctx.work, fs::absolute(cfg.grades), grades);
+    if (ctx.jailed) set_build_view(ctx);
 
-    // The reference solution: it builds the harness once (so that students' builds only
-    // compile their file), gives the list of checks, and sets the bar for speed.
+    // The checker, built once for everyone from the course's code alone; then the reference
+    // solution's runner (this also builds the runner's harness, so that students' builds only
+    // compile their file). Its run gives the list of checks and sets the bar for speed.
     std::cerr << "grader: lab " << cfg.lab << " on the " << (ctx.backend == "cuda" ? "GPU" : "CPU backend")
-              << (gpus.empty() ? "" : " (" + std::to_string(gpus.size()) + " GPU(s))") << "; building the reference solution\n";
+              << (gpus.empty() ? "" : " (" + std::to_string(gpus.size()) + " GPU(s))") << "; building the checker and the "
+              << (have_solution ? "reference solution" : "lab's stub (no solution here)") << "\n";
+    if (std::string err = build_checker(ctx); !err.empty()) throw SetupError("the lab's checker does not build:\n" + err);
+    ctx.checker = cfg.repo / "build" / ctx.backend / "check" / ("lab" + std::to_string(cfg.lab));
+    if (!fs::exists(ctx.checker)) throw SetupError("no checker at " + ctx.checker.string() + " after building it");
     const fs::path ref_dir = ctx.work / kReferenceFolder;
     fs::create_directories(ref_dir);
-    const fs::path ref_bin = ref_dir / "lab";
-    if (std::string err = build_trusted(ctx, cfg.repo / "solutions" / ctx.lab_file_name, ref_bin); !err.empty())
-      throw SetupError("the reference solution does not build:\n" + err);
+    ::chmod(ref_dir.c_str(), 0700);
+    const fs::path ref_runner = ref_dir / "lab";
+    const fs::path ref_src = cfg.repo / (have_solution ? "solutions" : "labs") / ctx.lab_file_name;
+    if (std::string err = build_trusted_runner(ctx, ref_src, ref_runner); !err.empty())
+      throw SetupError(std::string("the ") + (have_solution ? "reference solution" : "lab's stub") + " does not build:\n" + err);
     LabInfo info{cfg.lab, ""};
     double ref_seconds = 0;
-    for (const auto& gpu : run_slots) {
-      LabRun ref = run_lab_binary(ctx, ref_bin, ref_dir, {"--seed", std::to_string(random_u64() >> 1)}, 1800, gpu, std::nullopt);
+    // The stub runs once, untimed, for the list of checks; the solution once per GPU.
+    const std::vector<std::string> ref_slots = have_solution ? run_slots : std::vector<std::string>{run_slots.front()};
+    for (const auto& gpu : ref_slots) {
+      std::vector<std::string> args = {"--seed", std::to_string(random_u64() >> 1)};
+      if (!have_solution) args.push_back("--no-timing");
+      LabRun ref = run_checker(ctx, ref_runner, ref_dir, args, 1800, gpu, std::nullopt);
       if (!ref.has_report)
-        throw SetupError("the reference solution " + ref.raw.describe() + " without a report (" + ref.problem + "):\n" +
+        throw SetupError("the checker " + ref.raw.describe() + " without a report (" + ref.problem + "):\n" +
                          ref.raw.output_with_note());
       LabReport rep = parse_lab_report(ref.report_json);
-      for (const auto& c : rep.checks)
-        if (c.status != "pass" && c.status != "skipped")
-          throw SetupError("the reference solution fails check " + c.id + " here: " + c.message);
+      if (have_solution)
+        for (const auto& c : rep.checks)
+          if (c.status != "pass" && c.status != "skipped")
+            throw SetupError("the reference solution fails check " + c.id + " here: " + c.message);
       ctx.reference_checks = rep.checks;
-      if (rep.student_ms) ctx.reference_ms[gpu] = *rep.student_ms;
-      else if (ctx.backend == "cuda") std::cerr << "grader: the reference was not timed on GPU " << gpu << " (" << rep.timing_note << "); speed gets no points\n";
+      for (auto& c : ctx.reference_checks)
+        if (c.status != "skipped") c.message.clear(), c.details.clear();
+      if (!have_solution) {
+        if (ctx.backend == "cuda") std::cerr << "grader: no reference solution here, so speed gets no points\n";
+      } else if (rep.student_ms) {
+        ctx.reference_ms[gpu] = *rep.student_ms;
+      } else if (ctx.backend == "cuda") {
+        std::cerr << "grader: the reference was not timed on GPU " << gpu << " (" << rep.timing_note << "); speed gets no points\n";
+      }
       ref_seconds = std::max(ref_seconds, ref.raw.seconds);
       if (auto j = nlohmann::json::parse(ref.report_json); j.contains("title")) info.title = j["title"].get<std::string>();
     }
     check_rubric_ids(ctx.rubric, ctx.reference_checks);
-    // A check alone gets a few times what the whole reference run needed, within the rubric.
+    // One check gets a few times what the whole reference run needed, within the rubric: a
+    // hung check costs this much, and the next check gets a fresh runner.
     ctx.check_timeout = cfg.check_timeout.value_or(std::min(ctx.rubric.limits.check_seconds, 10 + 3 * ref_seconds));
 
     DiscoverOptions dopt{cfg.lab, ctx.lab_file_name, cfg.student_name};
@@ -323,6 +382,7 @@ int run_grader(const Config& cfg_in) {
     nlohmann::json summary = summary_json(all, ctx.rubric, info, facts);
     write_file_atomic(grades / "summary.json", summary.dump(2) + "\n");
     std::cerr << closing_summary(summary) << "Grades in " << grades.string() << "\n";
+    finish_work_folder(ctx);
     return all.size() == found.submissions.size() ? 0 : 1;
   } catch (const SetupError& e) {
     std::cerr << "grader: " << e.what() << "\n";

@@ -18,9 +18,9 @@ struct Config {
   unsigned jobs = 0;                        // parallel builds; default: one per core
   std::optional<double> build_timeout, run_timeout, check_timeout;
   std::string student_name = "submission";  // for a Gradescope-style single submission
-  std::string run_user = "nobody";          // runs, when the grader is root
-  unsigned build_uid = 65533;               // builds, when the grader is root: a uid of their own
-  bool isolate = true;                      // users and namespaces when root
+  unsigned uid_base = 200000;               // as root, student i builds and runs as uid_base + i
+  bool allow_degraded = false;              // as root on a host without namespaces: run anyway (said so)
+  bool isolate = true;                      // cudalab-jail when root
 };
 
 // Returns the process exit status: 0 every student graded (whatever the scores); 1 some

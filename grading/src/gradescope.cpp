@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "scoring.h"
+#include "util.h"
 #include "writers.h"
 
 namespace grading {
@@ -30,7 +31,7 @@ nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, con
               {"score", c.points},
               {"max_score", c.counted ? c.max_points : 0.0},
               {"status", c.status == "pass" ? "passed" : "failed"},
-              {"output", output},
+              {"output", clean_text(output)},
               {"visibility", c.hidden ? "hidden" : "visible"}};
     tests.push_back(t);
   }
@@ -48,7 +49,7 @@ nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, con
   for (const auto& n : r.notes) output += "\n- " + n;
   return {{"score", s.total},
           {"execution_time", int(std::lround(r.seconds))},
-          {"output", output},
+          {"output", clean_text(output)},
           {"visibility", "visible"},
           {"stdout_visibility", "hidden"},
           {"tests", tests}};

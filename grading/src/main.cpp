@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "grader.h"
-#include "sandbox.h"
+#include "process.h"
 
 int main(int argc, char** argv) {
   grading::Config cfg;
@@ -21,11 +21,11 @@ int main(int argc, char** argv) {
   app.add_flag("--force", cfg.force, "grade again students already graded with the same file");
   app.add_option("--jobs", cfg.jobs, "parallel builds (default: one per core)");
   app.add_option("--build-timeout", cfg.build_timeout, "seconds per build (default: the rubric's)");
-  app.add_option("--run-timeout", cfg.run_timeout, "seconds per full run (default: the rubric's)");
-  app.add_option("--check-timeout", cfg.check_timeout, "seconds per check run alone (default: from the reference's time)");
+  app.add_option("--run-timeout", cfg.run_timeout, "seconds per student's whole run: checker and runners (default: the rubric's)");
+  app.add_option("--check-timeout", cfg.check_timeout, "seconds per check, the checker's --check-timeout (default: from the reference's time)");
   app.add_option("--student", cfg.student_name, "name for a Gradescope-style single submission")->capture_default_str();
-  app.add_option("--run-user", cfg.run_user, "user that runs submissions when the grader is root")->capture_default_str();
-  app.add_option("--build-uid", cfg.build_uid, "uid that builds submissions when the grader is root")->capture_default_str();
+  app.add_option("--uid-base", cfg.uid_base, "as root, student i builds and runs as uid BASE+i")->capture_default_str();
+  app.add_flag("--allow-degraded", cfg.allow_degraded, "as root where namespaces are refused (a container): isolate what can be");
   CLI11_PARSE(app, argc, argv);
 
   // SIGINT/SIGTERM: kill every running submission's process group, then leave. Handled on

@@ -21,7 +21,7 @@ void Progress::draw() {
 
 void Progress::started(const std::string& student) {
   std::lock_guard<std::mutex> lock(mutex_);
-  current_ = student;
+  current_ = clean_line(student);
   if (tty_) draw();
 }
 
@@ -32,7 +32,7 @@ void Progress::finished(const std::string& student, const std::string& outcome) 
     draw();
   } else {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(out_, "[%zu/%zu] %s: %s  (%s left)\n", done_, total_, student.c_str(), outcome.c_str(),
+    std::fprintf(out_, "[%zu/%zu] %s: %s  (%s left)\n", done_, total_, clean_line(student).c_str(), clean_line(outcome).c_str(),
                  human_seconds(elapsed / double(done_) * double(total_ - done_)).c_str());
     std::fflush(out_);
   }

@@ -28,8 +28,8 @@ struct Rubric {
   std::vector<std::string> forbid;           // "cub", "thrust", "cublas"
   struct Limits {
     double build_seconds = 240;
-    double run_seconds = 180;     // one full run of the lab binary
-    double check_seconds = 60;    // one check re-run alone in its own process
+    double run_seconds = 180;     // one student's whole run (checker and runners)
+    double check_seconds = 60;    // one check at most (the checker's --check-timeout)
     uint64_t memory_mb = 8192;    // address space on the CPU backend, data on the GPU
     uint64_t file_mb = 64;
     uint64_t processes = 512;

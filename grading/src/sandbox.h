@@ -1,73 +1,53 @@
-// Runs one untrusted program (a student's build or lab binary) in its own processes, with
-// a wall-clock timeout that kills everything it started, resource limits, captured output
-// (kept up to a limit, the rest counted and dropped) and, on request, the verdict channel.
+// The isolation one untrusted command runs in (a student's build, or a kernel runner): the
+// setup behind cudalab-jail (jail_main.cpp), and the command line that asks for it, so that
+// the grader and the jail agree on one description. See jail_main.cpp for the CLI.
 #pragma once
 #include <sys/types.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace grading {
 
-struct Limits {
-  double wall_seconds = 60;
-  uint64_t address_space_bytes = 0;  // RLIMIT_AS (0: none). Not for CUDA programs: they map huge ranges.
-  uint64_t data_bytes = 0;           // RLIMIT_DATA (0: none)
-  uint64_t file_bytes = 64ull << 20; // RLIMIT_FSIZE: largest file it may write
-  uint64_t processes = 0;            // RLIMIT_NPROC, only when running as another user (0: none)
-  uint64_t cpu_seconds = 0;          // RLIMIT_CPU, a backstop should the grader itself die (0: none)
-  size_t output_keep_bytes = 64 << 10;  // stdout+stderr kept; the rest is counted, not stored
+struct JailSpec {
+  uid_t uid = 65534;  // the student's own identity (65534: nobody)
+  gid_t gid = 65534;
+  std::vector<std::string> bind;     // visible read-write, at the same path
+  std::vector<std::string> ro_bind;  // visible read-only, at the same path
+  std::vector<std::string> hide;     // covered by an empty read-only folder (inside a visible tree)
+  std::vector<std::string> devices;  // device nodes made visible (/dev/null, zero, full, random, urandom always)
+  bool gpu = false;                  // every /dev/nvidia* and a read-only /sys
+  std::string chdir = "/tmp";
+  uint64_t tmp_mb = 256;             // each of /tmp, /var/tmp, /dev/shm: a private tmpfs this big
+  uint64_t memory_mb = 0;            // the whole tree, tmpfs included (cgroup; else RLIMIT_DATA per process)
+  uint64_t pids = 0;                 // tasks in the whole tree (cgroup; else RLIMIT_NPROC for the uid)
+  unsigned cpu_weight = 0;           // share of the CPU against other jails (1..10000)
+  double cpus = 0;                   // at most this many CPUs' time
+  double wall_seconds = 0;           // then everything in it is killed; 0: no limit
+  uint64_t file_mb = 0;              // largest file one process may write (RLIMIT_FSIZE)
+  std::vector<int> keep_fds;         // besides 0, 1, 2 and 3
+  std::vector<std::string> env;      // NAME=VALUE: the command's whole environment, besides PATH/HOME/TMPDIR defaults
+  bool allow_degraded = false;       // run without namespaces where the host refuses them (says so)
+  std::string report_isolation;      // file to write the isolation obtained to ("" : stderr, one line)
+  bool quiet = false;                // no isolation line on stderr
+  // When the process that started the jail dies (the checker, killed at its wall clock), the
+  // jail ends too, as if sent SIGTERM: everything in it is killed and its cgroup removed.
+  bool die_with_parent = false;
 };
 
-struct Identity {
-  uid_t uid = 0;
-  gid_t gid = 0;
-  std::string name;
-};
+// argv for `cudalab-jail <options> --` (the command follows): what --runner-wrap carries.
+std::vector<std::string> jail_argv(const std::string& jail_program, const JailSpec& spec);
 
-struct RunSpec {
-  std::vector<std::string> argv;  // argv[0] is looked up in the PATH of env
-  std::vector<std::string> env;   // the whole environment: nothing of the grader's leaks in
-  std::filesystem::path cwd;
-  Limits limits;
-  std::optional<Identity> run_as;  // drop to this user (needs root)
-  bool new_namespaces = false;     // private network (none) and PID namespace (needs root)
-  bool verdict_channel = false;    // hand the program a pipe and a fresh secret (report_channel.h)
-  // With namespaces: folders covered by an empty read-only tmpfs for this run only (the
-  // reference solutions, the grades). Best effort: a folder that cannot be covered stays.
-  std::vector<std::filesystem::path> hidden;
-};
+// Runs `command` (argv[0] is a path inside the jail, or looked up in PATH) under `spec` and
+// returns the exit status cudalab-jail itself exits with: the command's status, 128+signal
+// when a signal ended it, 124 when the wall-clock limit stopped it, 125 when the jail could
+// not be set up (the reason on stderr). Needs root. Call from a single-threaded process.
+int run_jail(const JailSpec& spec, const std::vector<std::string>& command);
 
-struct RunResult {
-  bool started = false;
-  std::string start_error;  // why it could not start
-  int exit_code = -1;       // when it exited
-  int term_signal = 0;      // when a signal ended it
-  bool timed_out = false;
-  double seconds = 0;
-  std::string output;       // the first output_keep_bytes of stdout and stderr, interleaved
-  uint64_t output_bytes = 0;  // everything it printed
-  bool output_truncated() const { return output_bytes > output.size(); }
-  std::string channel;      // the raw bytes that came through the verdict channel
-  std::string secret;       // the secret this run's channel was keyed with
-
-  // "exited with status 1", "was killed by signal 11 (Segmentation fault)", "timed out after 30 s"
-  std::string describe() const;
-  // output plus a line saying how much more was printed and dropped.
-  std::string output_with_note() const;
-};
-
-RunResult run_sandboxed(const RunSpec& spec);
-
-// Whether this process can give children their own network and PID namespaces.
-bool namespaces_available();
-// The unprivileged user to run submissions as when the grader runs as root ("nobody").
-std::optional<Identity> lookup_user(const std::string& name);
-
-// Kills every process group the sandbox has running (the grader's SIGINT/SIGTERM handler).
-void kill_all_running();
+// Exit statuses of cudalab-jail beyond the command's own.
+inline constexpr int kJailTimedOut = 124;
+inline constexpr int kJailSetupFailed = 125;
 
 }  // namespace grading

@@ -25,24 +25,23 @@ std::string library_reason(const std::string& lib, const std::string& what) {
          "). This lab asks you to write the kernel yourself, so library calls that do the work are not accepted.";
 }
 
-// The harness functions lab code reaches through CUDALAB_CHECK and CUDALAB_CHECK_LAUNCH.
-bool allowed_harness_reference(const std::string& name) {
-  return name.rfind("cudalab::check_call(", 0) == 0 || name.rfind("cudalab::check_launch(", 0) == 0 ||
-         name.rfind("cudalab::note_source_file(", 0) == 0;
-}
-
-// Backslash-newline pairs removed, as the preprocessor does before it reads a directive
-// (`#inc\<newline>lude` is an #include); `splices` keeps where each was, for line numbers.
+// Backslash-newline pairs removed, as the compiler does before anything else (translation
+// phase 2: `#inc\<newline>lude` is an #include, and a `/\<newline>/` starts a comment). The
+// newlines taken out are put back at the end of the logical line, so every later line keeps
+// its number; `splices` keeps where each was.
 std::string splice_lines(const std::string& text, std::vector<size_t>& splices) {
   std::string out;
   out.reserve(text.size());
+  size_t pending = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
       splices.push_back(out.size());
+      ++pending;
       ++i;
       continue;
     }
     out += text[i];
+    if (text[i] == '\n') out.append(pending, '\n'), pending = 0;
   }
   return out;
 }
@@ -111,6 +110,15 @@ void check_includes(const std::string& code_with_strings, std::vector<Rejection>
 
 }  // namespace
 
+// Whether the R at `i` starts a raw string: alone, or after the encoding prefixes u8, u, U
+// or L (u8R"(...)" is a raw string too), not inside a longer identifier.
+static bool raw_string_prefix_ok(const std::string& t, size_t i) {
+  size_t start = i;
+  while (start > 0 && (std::isalnum(static_cast<unsigned char>(t[start - 1])) || t[start - 1] == '_')) --start;
+  const std::string prefix = t.substr(start, i - start);
+  return prefix.empty() || prefix == "u8" || prefix == "u" || prefix == "U" || prefix == "L";
+}
+
 std::string strip_comments(const std::string& t, bool strings_too) {
   std::string out;
   out.reserve(t.size());
@@ -136,8 +144,7 @@ std::string strip_comments(const std::string& t, bool strings_too) {
       }
       i += 2;
       out += ' ';
-    } else if (c == 'R' && i + 1 < t.size() && t[i + 1] == '"' &&
-               (i == 0 || !(std::isalnum(static_cast<unsigned char>(t[i - 1])) || t[i - 1] == '_'))) {
+    } else if (c == 'R' && i + 1 < t.size() && t[i + 1] == '"' && raw_string_prefix_ok(t, i)) {
       // Raw string R"delim( ... )delim"
       size_t open = t.find('(', i + 2);
       if (open == std::string::npos) {
@@ -182,23 +189,31 @@ std::string strip_comments(const std::string& t, bool strings_too) {
   return out;
 }
 
-std::vector<Rejection> check_source(const std::string& text, const std::vector<std::string>& forbidden) {
+std::vector<Rejection> check_source(const std::string& raw_text, const std::vector<std::string>& forbidden) {
   std::vector<Rejection> out;
+  std::vector<size_t> splices;
+  const std::string text = splice_lines(raw_text, splices);            // phase 2 first, as the compiler
   const std::string code_with_strings = strip_comments(text, false);  // #include "..." names survive
   const std::string code = strip_comments(text, true);
   std::smatch m;
 
   check_includes(code_with_strings, out);
 
+  // __has_include asks the compiler whether a file exists: a lab file has no question to ask.
+  static const std::regex probe(R"(\b__has_include(_next)?\b)");
+  if (std::regex_search(code, m, probe))
+    out.push_back({"include_probe", "Your file asks whether files exist (`" + m.str(0) + "`" + at_line(code, size_t(m.position(0))) +
+                                        "). A lab file includes its lab's header and system headers it knows are there; please remove it."});
+  // #line (or its GNU form "# 12 \"file\"") makes the compiler name other files in its messages.
+  static const std::regex line_directive(R"((^|\n)[ \t]*(#|%:)[ \t]*(line\b|[0-9]))");
+  if (std::regex_search(code_with_strings, m, line_directive))
+    out.push_back({"line_directive", "Your file uses a `#line` directive" + at_line(code_with_strings, size_t(m.position(2))) +
+                                         ". It changes the file names and lines the compiler reports; please remove it."});
+
   static const std::regex main_def(R"((^|[^\w.>:])main\s*\()");
   if (std::regex_search(code, m, main_def))
     out.push_back({"defines_main", "Your file defines main" + at_line(code, size_t(m.position(0))) +
                                        ". The harness provides main; a lab file only defines the lab's function. Remove your main."});
-
-  static const std::regex harness(R"(\bcudalab\s*::|\bnamespace\s+cudalab\b|\breport_channel_\w+|CUDALAB_VERDICT)");
-  if (std::regex_search(code, m, harness))
-    out.push_back({"harness_symbol", "Your file reaches into the harness (`" + m.str(0) + "`" + at_line(code, size_t(m.position(0))) +
-                                         "). Lab code may use CUDALAB_CHECK and CUDALAB_CHECK_LAUNCH, nothing else of the harness."});
 
   // Code placed to run before main (prioritized constructors, init sections) could run
   // before the harness is ready, which lab code never needs.
@@ -207,14 +222,6 @@ std::vector<Rejection> check_source(const std::string& text, const std::vector<s
   if (std::regex_search(code_with_strings, m, early))
     out.push_back({"early_code", "Your file asks for code to run before main (`" + m.str(0) + "`" +
                                      at_line(code_with_strings, size_t(m.position(0))) + "). Lab code does not need that; remove it."});
-
-  // A definition (not a call) of a CUDA runtime or driver function: name ( params ) {
-  static const std::regex runtime_def(
-      R"(([\w*&>]\s+|[*&]\s*)((cuda|cu)[A-Z]\w*|__cuda\w*)\s*\(([^;{}()]|\([^()]*\))*\)\s*(noexcept\s*)?\{)");
-  if (std::regex_search(code, m, runtime_def))
-    out.push_back({"cuda_runtime_definition",
-                   "Your file defines the CUDA function " + m.str(2) + at_line(code, size_t(m.position(2))) +
-                       ". The CUDA runtime must stay the real one; give your function another name."});
 
   struct LibPattern {
     const char* lib;
@@ -235,6 +242,91 @@ std::vector<Rejection> check_source(const std::string& text, const std::vector<s
   return out;
 }
 
+std::vector<std::string> parse_dependencies(const std::string& deps) {
+  std::vector<std::string> files;
+  const size_t colon = deps.find(": ");
+  if (colon == std::string::npos) return files;
+  std::string cur;
+  for (size_t i = colon + 2; i < deps.size(); ++i) {
+    const char c = deps[i];
+    if (c == '\\' && i + 1 < deps.size() && deps[i + 1] == '\n') {
+      ++i;
+      if (!cur.empty()) files.push_back(cur), cur.clear();
+      continue;
+    }
+    if (c == '\\' && i + 1 < deps.size() && (deps[i + 1] == ' ' || deps[i + 1] == '#')) {
+      cur += deps[++i];
+      continue;
+    }
+    if (c == '$' && i + 1 < deps.size() && deps[i + 1] == '$') {
+      cur += '$';
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\n' || c == '\t') {
+      if (!cur.empty()) files.push_back(cur), cur.clear();
+      if (c == '\n') break;  // the first rule is the object's; -MP's empty rules follow
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty()) files.push_back(cur);
+  return files;
+}
+
+std::vector<Rejection> check_compiler_view(const std::string& expanded, const std::string& deps,
+                                           const std::string& source, const std::vector<std::string>& allowed_roots) {
+  std::vector<Rejection> out;
+  const std::vector<std::string> opened = parse_dependencies(deps);
+  auto allowed = [&](const std::string& f) {
+    if (f == source) return true;
+    if (f.find("/../") != std::string::npos) return false;
+    for (const auto& root : allowed_roots)
+      if (f.rfind(root, 0) == 0) return true;
+    return false;
+  };
+  auto shown = [](const std::string& f) { return std::filesystem::path(f).filename().string().substr(0, 80); };
+  for (const auto& f : opened)
+    if (!allowed(f)) {
+      out.push_back({"include_path", "Your file makes the compiler read `" + shown(f) +
+                                         "`, which is not your lab's header or a system header. A lab file may include its lab's header "
+                                         "(\"cudalab/...\") and system headers such as <cstdio>; please remove that #include."});
+      return out;
+    }
+
+  // Line markers: "# 12 \"file\" flags". Any file not opened came from a #line.
+  static const std::regex marker(R"re(^# [0-9]+ "((?:[^"\\]|\\.)*)")re");
+  std::string current;
+  size_t current_line = 0;
+  std::istringstream in(expanded);
+  // Assembly needs the asm keyword, outside strings (.incbin lives inside one).
+  static const std::regex assembly(R"(\b(asm|__asm__|__asm)\b)");
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (line.rfind("# ", 0) == 0 && std::regex_search(line, m, marker)) {
+      current = m[1].str();
+      current_line = size_t(std::stoul(line.substr(2))) - 1;
+      if (current != source && current != "<built-in>" && current != "<command-line>" &&
+          std::find(opened.begin(), opened.end(), current) == opened.end()) {
+        out.push_back({"line_directive", "Your file uses a `#line` directive naming `" + shown(current) +
+                                             "`. It changes the file names and lines the compiler reports; please remove it."});
+        return out;
+      }
+      continue;
+    }
+    ++current_line;
+    if (current != source) continue;
+    const std::string code = strip_comments(line, true);
+    if (std::regex_search(code, m, assembly)) {
+      out.push_back({"inline_asm", "Your file uses assembly (`" + m.str(0) + "`, line " + std::to_string(current_line) +
+                                       "), perhaps through a macro. Please write the lab in CUDA C++: assembly can reach outside "
+                                       "your kernel, so the grader does not accept it."});
+      return out;
+    }
+  }
+  return out;
+}
+
 std::vector<Rejection> check_object(const std::string& nm_output, const std::string& sections,
                                     const std::vector<std::string>& forbidden) {
   std::vector<Rejection> out;
@@ -244,7 +336,6 @@ std::vector<Rejection> check_object(const std::string& nm_output, const std::str
     out.push_back({rule, reason});
   };
   static const std::regex line_re(R"(^(.*) ([A-Za-z?]) *([0-9a-fA-F]*) *([0-9a-fA-F]*)\s*$)");
-  static const std::regex c_runtime(R"(^(cuda|cu)[A-Z]\w*$|^__cuda\w*$)");
   std::istringstream in(nm_output);
   std::string line;
   while (std::getline(in, line)) {
@@ -252,16 +343,9 @@ std::vector<Rejection> check_object(const std::string& nm_output, const std::str
     if (!std::regex_match(line, m, line_re)) continue;
     const std::string name = m[1].str();
     const char type = m[2].str()[0];
-    const bool undefined = type == 'U';
     const bool strong_definition = type == 'T' || type == 'D' || type == 'B' || type == 'R';
     if (strong_definition && name == "main")
       add("defines_main", "Your file defines main. The harness provides main; a lab file only defines the lab's function.");
-    if (name.rfind("cudalab::", 0) == 0 && (strong_definition || (undefined && !allowed_harness_reference(name))))
-      add("harness_symbol", "Your file " + std::string(undefined ? "calls" : "defines") + " the harness's own " + name +
-                                ". Lab code may use CUDALAB_CHECK and CUDALAB_CHECK_LAUNCH, nothing else of the harness.");
-    if (strong_definition && std::regex_match(name, c_runtime))
-      add("cuda_runtime_definition", "Your file defines the CUDA function " + name +
-                                         ". The CUDA runtime must stay the real one; give your function another name.");
     for (const char* lib : {"cub", "thrust", "cublas"}) {
       if (!forbids(forbidden, lib)) continue;
       const std::string ns = std::string(lib) + "::";

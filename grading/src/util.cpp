@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -120,6 +122,89 @@ std::string human_seconds(double s) {
   else
     std::snprintf(buf, sizeof buf, "%lds", total);
   return buf;
+}
+
+std::string clean_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\t') {
+      out += char(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      out += '?';
+    } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
+      out += '?';  // C1 controls (U+0080..U+009F), the 8-bit CSI among them
+      ++i;
+    } else if (c == 0xe2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+               ((static_cast<unsigned char>(text[i + 2]) >= 0xaa && static_cast<unsigned char>(text[i + 2]) <= 0xae) ||
+                static_cast<unsigned char>(text[i + 2]) == 0xa8 || static_cast<unsigned char>(text[i + 2]) == 0xa9)) {
+      out += '?';  // bidi embeddings and overrides, line and paragraph separators
+      i += 2;
+    } else if (c == 0xe2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x81 &&
+               static_cast<unsigned char>(text[i + 2]) >= 0xa6 && static_cast<unsigned char>(text[i + 2]) <= 0xa9) {
+      out += '?';  // bidi isolates
+      i += 2;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
+std::string clean_line(std::string_view text) {
+  std::string s = clean_text(text);
+  for (char& c : s)
+    if (c == '\n' || c == '\t') c = ' ';
+  return s;
+}
+
+std::optional<std::string> read_submitted_file(const fs::path& p, size_t max_bytes, std::string* why,
+                                               std::optional<uid_t> owner) {
+  auto refuse = [&](const std::string& w) -> std::optional<std::string> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  // What it is, in words, before anything is opened (a device is never opened).
+  auto kind = [](mode_t m) -> std::string {
+    if (S_ISLNK(m)) return "it is a symbolic link";
+    if (S_ISFIFO(m)) return "it is a FIFO (a named pipe), not a file";
+    if (S_ISSOCK(m)) return "it is a socket, not a file";
+    if (S_ISBLK(m) || S_ISCHR(m)) return "it is a device, not a file";
+    if (S_ISDIR(m)) return "it is a folder";
+    return "it is not a regular file";
+  };
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return refuse(kind(st.st_mode));
+  int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return refuse(errno == ELOOP ? "it is a symbolic link" : "it cannot be opened");
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return refuse(kind(st.st_mode));
+  }
+  // A hard link to a file of someone else (/etc/shadow, a classmate's work) has more than one
+  // name; the submitter's own files are theirs.
+  if (st.st_nlink > 1 && (!owner || st.st_uid != *owner)) {
+    ::close(fd);
+    return refuse("it is a hard link to a file elsewhere");
+  }
+  if (uint64_t(st.st_size) > max_bytes) {
+    ::close(fd);
+    char size[96];
+    std::snprintf(size, sizeof size, "it is %.1f MB, more than the %.1f MB a lab file may be", double(st.st_size) / 1048576.0,
+                  double(max_bytes) / 1048576.0);
+    return refuse(size);
+  }
+  std::string s(size_t(st.st_size), '\0');
+  size_t got = 0;
+  while (got < s.size()) {
+    ssize_t n = ::read(fd, s.data() + got, s.size() - got);
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  ::close(fd);
+  s.resize(got);
+  return s;
 }
 
 std::string clip_text(std::string_view text, size_t max_bytes) {

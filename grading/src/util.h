@@ -1,5 +1,7 @@
 // Small helpers shared by the grader: hashing, secrets, files written atomically, names.
 #pragma once
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -26,6 +28,19 @@ std::string safe_name(std::string_view name);
 
 std::string now_utc_iso8601();
 std::string human_seconds(double s);  // "1m 05s", "12s"
+// Text safe to show on a terminal, in a CSV or in Markdown: control bytes (escape sequences,
+// carriage returns, backspaces, bidi overrides) become '?', newlines and tabs stay; invalid
+// UTF-8 is left as bytes the reader shows as replacement characters.
+std::string clean_text(std::string_view text);
+// One line of it: newlines and tabs become spaces too.
+std::string clean_line(std::string_view text);
+
+// A file of a submission read without following a link, from the descriptor it was opened
+// with; refused (nullopt, `why` says so) when it is not a regular file, has other hard links
+// while its owner is not `owner` (a link to someone else's file), or is larger than max_bytes.
+std::optional<std::string> read_submitted_file(const fs::path& p, size_t max_bytes, std::string* why = nullptr,
+                                               std::optional<uid_t> owner = std::nullopt);
+
 // Cuts text to at most max_bytes on a line boundary where possible, with a note of what was cut.
 std::string clip_text(std::string_view text, size_t max_bytes);
 

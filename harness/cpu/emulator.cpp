@@ -16,11 +16,14 @@
 // hanging.
 #include "emulator.h"
 
+#include <ucontext.h>
+
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <boost/context/detail/fcontext.hpp>
 #include <condition_variable>
 #include <cstdarg>
@@ -31,6 +34,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #if defined(CUDALAB_CPU_ASAN)
@@ -98,7 +102,8 @@ __thread unsigned char* dynamic_smem_base;
 
 namespace {
 
-enum State : uint8_t { kUnstarted, kRunning, kAtBarrier, kAtWarp, kExited };
+// kAtTurn: at a volatile access, waiting for the other lanes of its warp (warp_turn).
+enum State : uint8_t { kUnstarted, kRunning, kAtBarrier, kAtWarp, kAtTurn, kExited };
 
 struct Worker;
 
@@ -128,6 +133,7 @@ struct Slot {
   Fiber* fiber;
   uint32_t warp_ops;  // parity picks the ThreadSanitizer sync object
   void* tsan;
+  int returned_line;  // the kernel's `return;` it left by (kernel_return), 0: the closing brace
 };
 
 struct Launch {
@@ -141,6 +147,9 @@ struct Launch {
   uint64_t schedule_index;
   std::atomic<uint64_t> next{0};
   std::atomic<bool> failed{false};
+  // Warp lockstep: once the reliance is noted, the launch stops tracking volatile writes (the
+  // bookkeeping costs more than the turns themselves).
+  std::atomic<bool> lockstep_noted{false};
   cudaError_t error = cudaSuccess;
   std::string failure;
   std::mutex m;
@@ -223,6 +232,12 @@ struct Worker {
   unsigned next_unstarted = 0, live = 0, exited = 0;
   std::vector<Fiber*> ready;
   size_t ready_head = 0;
+  std::vector<int> turns;  // threads at a volatile access, waiting for the rest of the round
+  // Warp lockstep: who last wrote each volatile location in this block, and when (a warp's
+  // epoch moves at every barrier and every warp operation of that warp).
+  struct VolatileWrite { int tid; uint64_t epoch; };
+  std::unordered_map<const volatile void*, VolatileWrite> volatile_writes;
+  std::vector<uint32_t> warp_syncs;
   std::vector<int> scratch;  // reused, so that barriers allocate nothing
   unsigned bar_arrived = 0;
   int bar_count = 0, bar_and = 1, bar_or = 0;
@@ -238,7 +253,7 @@ struct Worker {
   void* main_fake_stack = nullptr;
   void* tsan_self = nullptr;
   // ThreadSanitizer sync objects (only their addresses matter).
-  char tsan_bar[2], tsan_block_start, tsan_block_end;
+  char tsan_bar[2], tsan_block_start, tsan_block_end, tsan_turn;
   std::vector<char> tsan_warp;
   std::vector<void*> tsan_ids;
 };
@@ -458,6 +473,7 @@ struct RuntimeOnly {
 
 std::mutex g_report_mutex;
 std::set<std::pair<const char*, int>> g_warned;
+bool g_quiet_notes = false;  // the kernel runner forwards notes to the report instead
 
 void fail_launch(Launch& L, cudaError_t code, const std::string& text) {
   RuntimeOnly quiet;
@@ -467,11 +483,14 @@ void fail_launch(Launch& L, cudaError_t code, const std::string& text) {
   L.failure = text;
 }
 
+std::vector<std::string> g_notes;  // what warn_once said since the last take_notes()
+
 void warn_once(const char* file, int line, const std::string& text) {
   RuntimeOnly quiet;
   std::lock_guard<std::mutex> lock(g_report_mutex);
   if (!g_warned.insert({file, line}).second) return;
-  std::fprintf(stderr, "%s\n", text.c_str());
+  g_notes.push_back(text);
+  if (!g_quiet_notes) std::fprintf(stderr, "%s\n", text.c_str());
 }
 
 std::string kernel_text(const Launch& L) {
@@ -487,6 +506,40 @@ void make_ready_in_schedule_order(Worker& w, std::vector<int>& tids) {
     w.slots[t].state = kRunning;
     w.ready.push_back(w.slots[t].fiber);
   }
+}
+
+// Some threads of the block finished the kernel while the rest wait at the __syncthreads() at
+// file:line. Current GPUs let the rest go on, and so does the emulator, but CUDA requires every
+// thread to reach it. Say how they got out, as the code shows it: by a `return` of the kernel
+// (the launch rewrite marks each one), or by running to the end past this barrier, which means
+// it sits in an `if` or a loop that not every thread enters: barrier divergence.
+void note_partial_barrier(Worker& w, const char* file, int line) {
+  Launch& L = *w.launch;
+  std::map<int, unsigned> returns;  // line of the `return;` -> threads that left by it
+  unsigned past_end = 0;
+  for (unsigned t = 0; t < w.n; ++t)
+    if (w.slots[t].state == kExited) {
+      if (w.slots[t].returned_line) ++returns[w.slots[t].returned_line];
+      else ++past_end;
+    }
+  std::string who = " of " + std::to_string(w.n) + " threads of " + block_text(blockIdx, L.grid) + " of " + kernel_text(L);
+  std::string text;
+  if (past_end > 0) {
+    text = "cudalab: note: barrier divergence at " + where(file, line) + ": " + std::to_string(past_end) + who +
+           " finished the kernel without reaching this __syncthreads(), which the others waited at: it is inside "
+           "an `if` (or a loop) that not every thread of the block enters. CUDA requires every thread of the "
+           "block to reach each __syncthreads() (on a GPU it may hang or let the waiting threads run on early); "
+           "the CPU backend let them go on. Move the __syncthreads() out of the `if`, where every thread reaches it.";
+  } else {
+    auto [ret_line, count] = *returns.begin();
+    text = "cudalab: note: barrier divergence at " + where(file, line) + ": " + std::to_string(count) + who +
+           " left by the `return` at line " + std::to_string(ret_line) +
+           (returns.size() > 1 ? " (and other `return`s)" : "") +
+           " before this __syncthreads(). Current GPUs let the rest go on, and so did the CPU backend, but CUDA "
+           "requires every thread of the block to reach it. Put the work in `if (i < n) { ... }` instead of "
+           "returning early, and keep the __syncthreads() outside it.";
+  }
+  warn_once(file, line, text);
 }
 
 // Every live thread is at a __syncthreads(). Release them, or explain why it is wrong.
@@ -520,14 +573,7 @@ bool release_barrier(Worker& w) {
     fail_launch(L, cudaErrorLaunchFailure, text);
     return false;
   }
-  if (w.exited > 0) {
-    warn_once(file, line,
-              "cudalab: warning: " + where(file, line) + ": " + std::to_string(w.exited) + " of " + std::to_string(w.n) +
-                  " threads of " + block_text(blockIdx, L.grid) +
-                  " had returned before this __syncthreads(); the rest went on, as current GPUs do, but CUDA "
-                  "requires every thread of the block to reach it (Programming Guide, __syncthreads). Prefer "
-                  "`if (i < n) {...}` around the work to an early `return`.");
-  }
+  if (w.exited > 0) note_partial_barrier(w, file, line);
   w.res_count = w.bar_count;
   w.res_and = w.bar_and;
   w.res_or = w.bar_or;
@@ -590,6 +636,12 @@ Fiber* pick_next(Worker& w) {
     w.ready_head = 0;
     if (w.next_unstarted < w.n && !w.aborted) return take_runner(w);
     if (w.live == 0) return nullptr;
+    if (!w.turns.empty()) {  // every lane that will make its next volatile access has: go on
+      w.scratch.swap(w.turns);
+      w.turns.clear();
+      make_ready_in_schedule_order(w, w.scratch);
+      continue;
+    }
     if (w.bar_arrived == w.live) {
       if (!release_barrier(w)) return nullptr;
       continue;
@@ -617,6 +669,8 @@ void prepare_launch(Worker& w, Launch& L) {
   w.warp_present.assign(warps, ~0u);
   if (w.n % 32) w.warp_present.back() = (1u << (w.n % 32)) - 1;
   w.tsan_warp.resize(warps * 2);
+  w.warp_syncs.assign(warps, 0);
+  w.turns.reserve(w.n);
   // Fibers run the scheduling code too; growing these there would call malloc and memmove
   // on a CUDA thread's behalf, which ThreadSanitizer would then blame on the lab.
   w.ready.reserve(w.n + 32);
@@ -638,7 +692,9 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
   ++w.block_serial;
   w.block_linear = b;
   blockIdx = uint3{unsigned(b % L.grid.x), unsigned((b / L.grid.x) % L.grid.y), unsigned(b / (uint64_t(L.grid.x) * L.grid.y))};
-  for (auto& s : w.slots) s.state = kUnstarted, s.file = nullptr, s.line = 0;
+  for (auto& s : w.slots) s.state = kUnstarted, s.file = nullptr, s.line = 0, s.returned_line = 0;
+  w.turns.clear();
+  w.volatile_writes.clear();
   std::fill(w.warp_arrived.begin(), w.warp_arrived.end(), 0u);
   std::fill(w.warp_exited.begin(), w.warp_exited.end(), 0u);
   w.next_unstarted = 0;
@@ -672,7 +728,8 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     // Aborted: the blocked threads' stacks are abandoned mid-kernel; start them afresh.
     w.aborted = true;
     for (auto& s : w.slots) {
-      if ((s.state == kAtBarrier || s.state == kAtWarp || s.state == kRunning) && s.fiber && !s.fiber->idle) {
+      if ((s.state == kAtBarrier || s.state == kAtWarp || s.state == kAtTurn || s.state == kRunning) && s.fiber &&
+          !s.fiber->idle) {
         Fiber* f = s.fiber;
 #if defined(CUDALAB_CPU_ASAN)
         ASAN_UNPOISON_MEMORY_REGION(f->region + kPage, f->region_size - kPage);
@@ -706,13 +763,41 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
 #endif
 }
 
+// The k-th block to start, under the schedule. Blocks of a grid may run in any order on a GPU,
+// so code where one block reads what another writes (a level of a sum reading and writing
+// overlapping parts of one scratch array) is a race; in order it happens to work, reversed or
+// shuffled it shows. A shuffle is a keyed permutation computed per block (a Feistel network on
+// the next power of two, walking the cycle back into range), so a grid of 2^24 blocks needs no
+// table and a seed replays.
+uint64_t block_at(const Launch& L, uint64_t k) {
+  if (g_schedule == Schedule::InOrder) return k;
+  if (g_schedule == Schedule::Reverse) return L.blocks - 1 - k;
+  int bits = std::max(2, int(std::bit_width(L.blocks - 1)));
+  bits += bits & 1;  // two equal halves
+  int half = bits / 2;
+  uint64_t mask = (uint64_t(1) << half) - 1;
+  uint64_t key = g_schedule_seed * 0x9E3779B97F4A7C15ull ^ (L.schedule_index + 1) * 0xD1B54A32D192ED03ull;
+  do {
+    uint64_t left = k >> half, right = k & mask;
+    for (int round = 0; round < 4; ++round) {
+      uint64_t f = (right + key + uint64_t(round) * 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull;
+      f ^= f >> 29;
+      uint64_t next = left ^ (f & mask);
+      left = right;
+      right = next;
+    }
+    k = left << half | right;
+  } while (k >= L.blocks);
+  return k;
+}
+
 void run_blocks(Launch& L) {
   Worker& w = worker();
   for (;;) {
     if (L.failed.load(std::memory_order_relaxed)) break;
-    uint64_t b = L.next.fetch_add(1, std::memory_order_relaxed);
-    if (b >= L.blocks) break;
-    run_block(w, L, b);
+    uint64_t k = L.next.fetch_add(1, std::memory_order_relaxed);
+    if (k >= L.blocks) break;
+    run_block(w, L, block_at(L, k));
   }
   w.launch = nullptr;
 }
@@ -792,7 +877,7 @@ void run_on_pool(Launch& L) {
 #if !defined(CUDALAB_CPU_ASAN) && !defined(CUDALAB_CPU_TSAN)
 // A segmentation fault inside a kernel: say which kernel, block and thread, and stop the way a
 // GPU reports an illegal address (the process cannot go on safely).
-void on_fault(int sig, siginfo_t* info, void*) {
+void on_fault(int sig, siginfo_t* info, void* uc) {
   Worker* w = t_worker;
   char buf[1024];
   if (w && w->current && w->launch) {
@@ -807,12 +892,27 @@ void on_fault(int sig, siginfo_t* info, void*) {
                     "recursion?). Set CUDALAB_CPU_STACK_KB to give threads more.\n",
                     kernel_text(L).c_str(), thread_text(L.block, tid).c_str(), block_text(blockIdx, L.grid).c_str(),
                     stack_bytes() / 1024);
-    else
-      std::snprintf(buf, sizeof buf,
-                    "cudalab: %s: thread %s of %s touched memory it does not own (address %p), like "
-                    "cudaErrorIllegalAddress on a GPU. Rebuild with CHECK=asan to see the exact line.\n",
-                    kernel_text(L).c_str(), thread_text(L.block, tid).c_str(), block_text(blockIdx, L.grid).c_str(),
-                    static_cast<void*>(addr));
+    else {
+      const char* verb = "touched";
+#if defined(__x86_64__) && defined(REG_ERR)
+      // The page-fault error code says whether the access was a write (bit 1).
+      verb = (static_cast<ucontext_t*>(uc)->uc_mcontext.gregs[REG_ERR] & 2) ? "wrote to" : "read";
+#endif
+      char place[160];
+      if (detail::describe_device_address(addr, place, sizeof place))
+        std::snprintf(buf, sizeof buf,
+                      "cudalab: %s: thread %s of %s %s memory %s: an illegal address "
+                      "(cudaErrorIllegalAddress on a GPU). Check the index against the array's size; rebuild "
+                      "with CHECK=asan to see the exact line.\n",
+                      kernel_text(L).c_str(), thread_text(L.block, tid).c_str(), block_text(blockIdx, L.grid).c_str(),
+                      verb, place);
+      else
+        std::snprintf(buf, sizeof buf,
+                      "cudalab: %s: thread %s of %s %s memory it does not own (address %p), like "
+                      "cudaErrorIllegalAddress on a GPU. Rebuild with CHECK=asan to see the exact line.\n",
+                      kernel_text(L).c_str(), thread_text(L.block, tid).c_str(), block_text(blockIdx, L.grid).c_str(),
+                      verb, static_cast<void*>(addr));
+    }
 #if defined(CUDALAB_CPU_OWN_SWITCH)
     // Like a GPU, fail the launch with an error the host can read (the harness then stops and
     // reports), instead of killing the process: leave the faulting fiber for the scheduler,
@@ -904,6 +1004,17 @@ void set_worker_count(int n) { g_workers = n > 0 ? std::clamp(n, 1, 256) : 0; }
 static std::string g_last_failure;
 const char* last_failure() { return g_last_failure.c_str(); }
 
+std::vector<std::string> take_notes(bool quiet_from_now) {
+  std::lock_guard<std::mutex> lock(g_report_mutex);
+  g_quiet_notes = quiet_from_now;
+  std::vector<std::string> out;
+  out.swap(g_notes);
+  return out;
+}
+
+static LaunchObserver g_launch_observer = nullptr;
+void set_launch_observer(LaunchObserver observer) { g_launch_observer = observer; }
+
 cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, cudaStream_t, KernelBody body) {
   if (t_worker && t_worker->current) {
     unsupported("dynamic parallelism (launching a kernel from inside a kernel)", site.file, site.line);
@@ -923,6 +1034,7 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
   // Launches from several host threads run one after another, as on CUDA's default stream.
   static std::mutex launch_mutex;
   std::lock_guard<std::mutex> one_at_a_time(launch_mutex);
+  if (g_launch_observer) g_launch_observer(site.kernel, grid, block, smem);
   Launch L;
   L.site = site;
   L.grid = grid;
@@ -941,7 +1053,7 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
   if (L.failed) {
     std::lock_guard<std::mutex> lock(L.m);  // written by whichever thread found it
     g_last_failure = L.failure;
-    std::fprintf(stderr, "%s\n", L.failure.c_str());
+    if (!g_quiet_notes) std::fprintf(stderr, "%s\n", L.failure.c_str());  // the runner reports it itself
     detail::set_pending_error(L.error, L.failure);
     return L.error;
   }
@@ -1082,6 +1194,7 @@ uint64_t warp_collective(int op, unsigned mask, uint64_t value, int arg, int wid
       w->slots[warp * 32 + l].result = warp_result(*w, warp, l, group);
     }
     arrived &= ~group;
+    ++w->warp_syncs[warp];
     std::vector<int>& others = w->scratch;
     others.clear();
     for (uint32_t g = group & ~(1u << lane); g; g &= g - 1) others.push_back(warp * 32 + std::countr_zero(g));
@@ -1094,6 +1207,55 @@ uint64_t warp_collective(int op, unsigned mask, uint64_t value, int arg, int wid
   __tsan_acquire(&w->tsan_warp[warp * 2 + parity]);
 #endif
   return s.result;
+}
+
+void kernel_return(const char*, int line) {
+  Worker* w = t_worker;
+  if (w && w->current && w->current->tid >= 0) w->slots[w->current->tid].returned_line = line;
+}
+
+void warp_turn(const volatile void* addr, bool write, const char* file, int line) {
+  Worker* w = t_worker;
+  Fiber* f = w ? w->current : nullptr;
+  if (!f) return;  // host code
+  int tid = f->tid;
+  Slot& s = w->slots[tid];
+  s.state = kAtTurn;
+  s.file = file;
+  s.line = line;
+  w->turns.push_back(tid);
+#if defined(CUDALAB_CPU_TSAN)
+  // Lanes in lockstep are ordered; the reliance itself is reported as a note, not as a race.
+  __tsan_release(&w->tsan_turn);
+#endif
+  yield_fiber(*w, f);
+#if defined(CUDALAB_CPU_TSAN)
+  __tsan_acquire(&w->tsan_turn);
+#endif
+  // This lane's turn: the access happens right after this returns, before any other lane runs.
+  if (w->launch->lockstep_noted.load(std::memory_order_relaxed)) return;
+  RuntimeOnly quiet;
+  int warp = tid >> 5;
+  uint64_t epoch = w->bar_epoch << 32 | w->warp_syncs[warp];
+  if (write) {
+    w->volatile_writes[addr] = {tid, epoch};
+    return;
+  }
+  auto it = w->volatile_writes.find(addr);
+  if (it == w->volatile_writes.end() || it->second.tid == tid || it->second.tid >> 5 != warp || it->second.epoch != epoch)
+    return;
+  Launch& L = *w->launch;
+  L.lockstep_noted = true;
+  const char* at_file = file ? file : L.site.file;
+  int at_line = file ? line : L.site.line;
+  warn_once(at_file, at_line,
+            "cudalab: note: warp-synchronous code: in " + kernel_text(L) + ", lane " + std::to_string(tid & 31) +
+                " of warp " + std::to_string(warp) + " of " + block_text(blockIdx, L.grid) + " read a value lane " +
+                std::to_string(it->second.tid & 31) + " wrote through the volatile pointer made at " +
+                where(at_file, at_line) +
+                ", with no __syncwarp() between. This relies on the lanes of a warp running in lockstep: GPUs do "
+                "in practice, and the CPU backend ran them so, but CUDA has not promised it since Volta. Put "
+                "__syncwarp() between the steps: `v += s[t + 16]; __syncwarp(); s[t] = v; __syncwarp();`.");
 }
 
 void unsupported(const char* feature, const char* file, int line) {

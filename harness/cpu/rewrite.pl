@@ -103,9 +103,17 @@ if ($mask =~ /\b(asm|__asm__|__asm)\b\s*(volatile\b|__volatile__\b)?\s*\(/g) {
 my @edits;  # [start, end, replacement], applied back to front
 
 # ---- kernel<<<...>>>(...) ------------------------------------------------------------------
-while ($mask =~ /<<</g) {
+# nvcc accepts the chevrons split by spaces, line breaks or comments (Visual Studio's formatter
+# writes `kernel << <grid, block >> >(args)`); comments are blanked in $mask, so \s covers them.
+# `operator<< <T>` (explicit template arguments of an operator<<) is the one C++ spelling that
+# also puts three '<' in a row.
+while ($mask =~ /<\s*<\s*</g) {
     my $open = $-[0];
     my $after = $+[0];
+    if (substr($mask, 0, $open) =~ /\boperator\s*$/ || substr($mask, 0, $open) =~ /\boperator\s*<\s*$/) {
+        pos($mask) = $open + 2;
+        next;
+    }
     # The kernel expression: a (qualified) name, maybe with template arguments, before <<<.
     my $k = $open;
     $k-- while $k > 0 && substr($mask, $k - 1, 1) =~ /\s/;
@@ -150,21 +158,22 @@ while ($mask =~ /<<</g) {
     my $depth = 0;
     my $j = $after;
     my $close = -1;
+    my $close_len = 3;
     while ($j < length $mask) {
         my $d = substr($mask, $j, 1);
         if ($d =~ /[([{]/) { $depth++; }
         elsif ($d =~ /[)\]}]/) { $depth--; }
-        elsif ($depth == 0 && substr($mask, $j, 3) eq '>>>') { $close = $j; last; }
+        elsif ($depth == 0 && $d eq ">" && substr($mask, $j, 4096) =~ /^(>\s*>\s*>)/) { $close = $j; $close_len = length $1; last; }
         elsif ($d eq ';') { last; }
         $j++;
     }
     die "$name:$line: error: this <<< has no matching >>>\n" if $close < 0;
-    my $p = $close + 3;
+    my $p = $close + $close_len;
     $p++ while $p < length $mask && substr($mask, $p, 1) =~ /\s/;
     die "$name:$line: error: a kernel launch needs its arguments in parentheses after >>>\n"
         unless substr($mask, $p, 1) eq '(';
     my $cfg = substr($nocomment, $after, $close - $after);
-    my $original = substr($src, $k, $close + 3 - $k);
+    my $original = substr($src, $k, $close + $close_len - $k);
     my $newlines = ($original =~ tr/\n//);
     (my $flat_kernel = substr($mask, $k, $kend - $k)) =~ s/\s+/ /g;
     (my $flat_cfg = $cfg) =~ s/\\\n/ /g;
@@ -175,8 +184,8 @@ while ($mask =~ /<<</g) {
     my $text = "::cudalab_cpu::launch(__FILE__, __LINE__, \"$label\", "
              . "[&](auto&&... cudalab_arg_) { $flat_kernel(cudalab_arg_...); }, $flat_cfg)"
              . ($nl x $newlines);
-    push @edits, [$k, $close + 3, $text];
-    pos($mask) = $close + 3;
+    push @edits, [$k, $close + $close_len, $text];
+    pos($mask) = $close + $close_len;
 }
 
 # Is position $pos on a preprocessor line (a #define, continued with backslashes)?
@@ -202,10 +211,73 @@ while ($mask =~ /\bextern\s+((?:[\w:<>,*\s]|\(\s*\d+\s*\)|__attribute__\s*\(\([^
     $type =~ s/\s+/ /g;
     $type =~ s/^ | $//g;
     my $newlines = (substr($src, $start, $end - $start) =~ tr/\n//);
+    # extern __shared__ volatile T s[]: a lockstep pointer, as for any volatile T* (below).
+    my $volatile = ($type =~ s/\bvolatile\b\s*//g);
+    $type =~ s/^ | $//g;
+    my $ptr = $volatile ? "::cudalab_cpu::lockstep_ptr<$type>" : "$type*";
     my $text = in_function($start)
-        ? "$type* const $var = ::cudalab_cpu::dynamic_smem<$type>();"
+        ? "$ptr const $var = ::cudalab_cpu::dynamic_smem<$type>();"
         : "static ::cudalab_cpu::DynamicShared<$type> $var;";
     push @edits, [$start, $end, $text . ("\n" x $newlines)];
+}
+
+# ---- volatile: warp lockstep --------------------------------------------------------------
+# `volatile T*` becomes ::cudalab_cpu::lockstep_ptr<T> and a `volatile T name` object
+# ::cudalab_cpu::lockstep<T>, whose accesses make a warp's lanes take turns, as a GPU runs them
+# (see cuda_runtime.h). Spellings not matched (references, `T* volatile`, `volatile T**`) keep
+# plain volatile: they compile and run as before, one lane after another.
+my $type_re = qr/(?:(?:const|unsigned|signed|long|short|struct|class|typename)\s+)*(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*\w+)*(?:\s*<[^<>;{}()]*>)?/;
+my $not_type = qr/^(?:static|extern|inline|register|thread_local|constexpr|return|const|__shared__|__device__|__constant__|__managed__|__global__|__restrict__|typedef|using|new|sizeof|case)$/;
+my @taken = map { [$_->[0], $_->[1]] } @edits;  # the launches and extern __shared__ already rewritten
+sub taken { my $p = shift; for (@taken) { return 1 if $p >= $_->[0] && $p < $_->[1]; } return 0; }
+while ($mask =~ /\bvolatile\s+($type_re)(\s+const)?\s*(\*(?!\s*\*)|(?=[A-Za-z_]\w*\s*[\[=;,)]))/g) {
+    my ($start, $end, $type, $const, $star) = ($-[0], $+[0], $1, $2 // '', $3);
+    next if taken($start);
+    my $last = ($type =~ /(\w+)\s*(?:<[^<>]*>)?$/)[0];
+    next if $last =~ $not_type;
+    (my $t = "$type$const") =~ s/\s+/ /g;
+    my $text = $star ? "::cudalab_cpu::lockstep_ptr<$t> " : "::cudalab_cpu::lockstep<$t> ";
+    $text .= "\n" x (substr($src, $start, $end - $start) =~ tr/\n//);
+    # reinterpret_cast<volatile T*>(p) cannot make a class; lockstep_ptr's explicit constructor does the cast.
+    if ($star && substr($mask, 0, $start) =~ /\breinterpret_cast(\s*<\s*)$/) {
+        push @edits, [$start - length($1) - 16, $start - length($1), "static_cast"];
+    }
+    push @edits, [$start, $end, $text];
+}
+while ($mask =~ /\b($type_re)\s+volatile\s*\*(?!\s*\*)/g) {
+    my ($start, $end, $type) = ($-[0], $+[0], $1);
+    next if taken($start);
+    my $first = ($type =~ /^(\w+)/)[0];
+    my $last = ($type =~ /(\w+)\s*(?:<[^<>]*>)?$/)[0];
+    next if $last =~ $not_type || $first =~ /^(?:static|extern|inline|register|return|__shared__|__device__)$/;
+    (my $t = $type) =~ s/\s+/ /g;
+    push @edits, [$start, $end, "::cudalab_cpu::lockstep_ptr<$t> " . ("\n" x (substr($src, $start, $end - $start) =~ tr/\n//))];
+}
+
+# ---- return; in a kernel -------------------------------------------------------------------
+# Marked, so that a note on a __syncthreads() some threads never reached can tell an early
+# return (line N) from a barrier inside an `if` that not every thread enters.
+while ($mask =~ /\b__global__\b/g) {
+    my $from = $+[0];
+    # The body: the first '{' after the parameter list's ')'.
+    my $open = index($mask, '{', $from);
+    last if $open < 0;
+    my $semi = index($mask, ';', $from);
+    next if $semi >= 0 && $semi < $open;  # a declaration only
+    my ($depth, $close) = (0, -1);
+    for (my $j = $open; $j < length $mask; $j++) {
+        my $d = substr($mask, $j, 1);
+        if ($d eq '{') { $depth++; }
+        elsif ($d eq '}' && --$depth == 0) { $close = $j; last; }
+    }
+    last if $close < 0;
+    my $body = substr($mask, $open, $close - $open);
+    while ($body =~ /\breturn\s*;/g) {
+        my $at = $open + $-[0];
+        next if taken($at);
+        push @edits, [$at, $at + 6, "return ::cudalab_cpu::kernel_return(__FILE__, __LINE__)"];
+    }
+    pos($mask) = $close;
 }
 
 # For every '{', whether it opens code (a function body or a block inside one).

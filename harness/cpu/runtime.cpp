@@ -1,10 +1,16 @@
 // cudalab CPU backend: the CUDA runtime calls, on host memory.
 //
-// "Device" memory is host memory from posix_memalign (256-byte aligned like cudaMalloc), and
-// is remembered so that cudaFree and cudaMemcpy can reject what a GPU would reject. Kernels
-// run synchronously at launch, so events are wall-clock timers and streams run in order.
+// "Device" memory is host memory, remembered so that cudaFree and cudaMemcpy can reject what a
+// GPU would reject. Each allocation is its own mapping between inaccessible guard regions, so a
+// kernel that writes far out of bounds faults (the emulator reports cudaErrorIllegalAddress
+// naming kernel, block and thread, as a GPU would) instead of corrupting the host heap. Under
+// AddressSanitizer and ThreadSanitizer it is plain aligned heap memory (ASan's redzones catch
+// overruns exactly; the sanitizers own the fault handling). Kernels run synchronously at
+// launch, so events are wall-clock timers and streams run in order.
+#include <sys/mman.h>
 #include <sys/sysinfo.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -18,6 +24,32 @@ namespace {
 
 std::mutex g_mutex;
 std::map<const char*, size_t> g_allocations;  // device allocations: start -> bytes
+
+#if defined(CUDALAB_CPU_ASAN) || defined(CUDALAB_CPU_TSAN)
+const bool kGuardPages = false;
+#else
+const bool kGuardPages = true;
+#endif
+const size_t kPage = 4096;
+// Guard regions are reserved address space, never memory: an index off by a whole array
+// (in[i + n]) or a stray negative one lands in them. 1 MB before, and after at least 1 MB or the
+// allocation's own size. (The harness's guard words past an array's elements are part of the
+// allocation, so small overruns stay visible to it as wrong guard values.)
+size_t lead_guard() { return 1 << 20; }
+size_t trail_guard(size_t bytes) { return std::max<size_t>(1 << 20, (bytes + kPage - 1) / kPage * kPage); }
+size_t mapped_bytes(size_t bytes) { return lead_guard() + (bytes + kPage - 1) / kPage * kPage + trail_guard(bytes); }
+
+void* map_with_guards(size_t bytes) {
+  void* region = mmap(nullptr, mapped_bytes(bytes), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (region == MAP_FAILED) return nullptr;
+  char* data = static_cast<char*>(region) + lead_guard();
+  if (mprotect(data, (bytes + kPage - 1) / kPage * kPage, PROT_READ | PROT_WRITE) != 0) {
+    munmap(region, mapped_bytes(bytes));
+    return nullptr;
+  }
+  return data;
+}
+void unmap_with_guards(void* p, size_t bytes) { munmap(static_cast<char*>(p) - lead_guard(), mapped_bytes(bytes)); }
 cudaError_t g_last = cudaSuccess;
 cudaError_t g_pending = cudaSuccess;
 std::string g_pending_text;
@@ -54,7 +86,9 @@ cudaError_t device_alloc(void** p, size_t bytes) {
   *p = nullptr;
   if (bytes == 0) return cudaSuccess;
   void* q = nullptr;
-  if (posix_memalign(&q, 256, bytes) != 0) return record(cudaErrorMemoryAllocation);
+  if (kGuardPages) q = map_with_guards(bytes);
+  else if (posix_memalign(&q, 256, bytes) != 0) q = nullptr;
+  if (!q) return record(cudaErrorMemoryAllocation);
   std::lock_guard<std::mutex> lock(g_mutex);
   g_allocations[static_cast<const char*>(q)] = bytes;
   *p = q;
@@ -87,6 +121,23 @@ const char* error_name(cudaError_t e) {
 }  // namespace
 
 namespace cudalab_cpu::detail {
+// Runs in the fault handler: no allocation, and no waiting for a lock another thread may hold.
+bool describe_device_address(const void* addr, char* text, size_t size) {
+  if (!kGuardPages || !g_mutex.try_lock()) return false;
+  std::lock_guard<std::mutex> lock(g_mutex, std::adopt_lock);
+  auto c = static_cast<const char*>(addr);
+  for (auto& [start, bytes] : g_allocations) {
+    if (c >= start + bytes && c < start + bytes + trail_guard(bytes) + kPage) {
+      std::snprintf(text, size, "%zu bytes past the end of a %zu-byte cudaMalloc allocation", size_t(c - start - bytes), bytes);
+      return true;
+    }
+    if (c < start && c >= start - lead_guard()) {
+      std::snprintf(text, size, "%zu bytes before the start of a %zu-byte cudaMalloc allocation", size_t(start - c), bytes);
+      return true;
+    }
+  }
+  return false;
+}
 void set_last_error(cudaError_t e) { g_last = e; }
 void set_pending_error(cudaError_t e, const std::string& text) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -98,10 +149,18 @@ void set_pending_error(cudaError_t e, const std::string& text) {
 }
 }  // namespace cudalab_cpu::detail
 
+// The kernel runner's record of GPU data made reachable from the host (cuda_runtime.h).
+static cudalab_cpu::HostDataObserver g_host_data_observer = nullptr;
+void cudalab_cpu::set_host_data_observer(HostDataObserver observer) { g_host_data_observer = observer; }
+
 cudaError_t cudaMalloc(void** p, size_t bytes) { return device_alloc(p, bytes); }
-cudaError_t cudaMallocManaged(void** p, size_t bytes, unsigned) { return device_alloc(p, bytes); }
+cudaError_t cudaMallocManaged(void** p, size_t bytes, unsigned) {
+  if (g_host_data_observer) g_host_data_observer(bytes);
+  return device_alloc(p, bytes);
+}
 cudaError_t cudaMallocHost(void** p, size_t bytes) {
   if (!p) return record(cudaErrorInvalidValue);
+  if (g_host_data_observer) g_host_data_observer(bytes);
   *p = std::malloc(bytes ? bytes : 1);
   return *p ? cudaSuccess : record(cudaErrorMemoryAllocation);
 }
@@ -113,18 +172,30 @@ cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t height
 }
 cudaError_t cudaFree(void* p) {
   if (!p) return cudaSuccess;
+  size_t bytes = 0;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_allocations.find(static_cast<const char*>(p));
     if (it == g_allocations.end()) return record(cudaErrorInvalidValue);  // not from cudaMalloc, or freed twice
+    bytes = it->second;
     g_allocations.erase(it);
   }
-  std::free(p);
+  if (kGuardPages) unmap_with_guards(p, bytes);
+  else std::free(p);
   return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* p) {
   std::free(p);
   return cudaSuccess;
+}
+
+// Whether p lies inside memory cudaMalloc returned.
+static bool in_device_allocation(const void* p) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_allocations.upper_bound(static_cast<const char*>(p));
+  if (it == g_allocations.begin()) return false;
+  --it;
+  return static_cast<const char*>(p) < it->first + it->second;
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
@@ -133,6 +204,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
   if (!dst || !src) return record(cudaErrorInvalidValue);
   if (int(kind) < 0 || int(kind) > 4) return record(cudaErrorInvalidMemcpyDirection);
   if (!range_ok(dst, bytes) || !range_ok(src, bytes)) return record(cudaErrorInvalidValue);
+  if (g_host_data_observer && in_device_allocation(src) && !in_device_allocation(dst)) g_host_data_observer(bytes);
   std::memmove(dst, src, bytes);
   return cudaSuccess;
 }

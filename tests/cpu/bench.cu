@@ -19,6 +19,25 @@ __global__ void tree_sum_256(const float* in, float* out, size_t n) {
   if (threadIdx.x == 0) out[blockIdx.x] = s[0];
 }
 
+// The same tree, its last warp unrolled on volatile shared memory (the classic, pre-Volta form):
+// what warp lockstep costs, against tree_sum_256 (barriers all the way down).
+__device__ void last_warp(volatile float* s, unsigned t) {
+  s[t] += s[t + 32]; s[t] += s[t + 16]; s[t] += s[t + 8];
+  s[t] += s[t + 4]; s[t] += s[t + 2]; s[t] += s[t + 1];
+}
+__global__ void tree_sum_256_volatile(const float* in, float* out, size_t n) {
+  __shared__ float s[256];
+  size_t i = blockIdx.x * size_t(256) + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned stride = 128; stride > 32; stride >>= 1) {
+    if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x < 32) last_warp(s, threadIdx.x);
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
 __global__ void saxpy(float a, const float* x, float* y, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
@@ -97,6 +116,16 @@ int main() {
     report("shared tree sum, 256-thread blocks:", n, seconds(t0), cpu_seconds() - c0);
   }
   std::vector<float> s(n / 256);
+  cudaMemcpy(s.data(), sums, s.size() * sizeof(float), cudaMemcpyDeviceToHost);
+  if (s[0] != 256.0f || s.back() != 256.0f) std::printf("  (wrong block sum: %f)\n", s[0]);
+
+  for (int rep = 0; rep < 3; ++rep) {
+    auto t0 = std::chrono::steady_clock::now();
+    double c0 = cpu_seconds();
+    tree_sum_256_volatile<<<n / 256, 256>>>(x, sums, n);
+    cudaDeviceSynchronize();
+    report("same, last warp on volatile (lockstep):", n, seconds(t0), cpu_seconds() - c0);
+  }
   cudaMemcpy(s.data(), sums, s.size() * sizeof(float), cudaMemcpyDeviceToHost);
   if (s[0] != 256.0f || s.back() != 256.0f) std::printf("  (wrong block sum: %f)\n", s[0]);
 

@@ -548,3 +548,162 @@ TEST_CASE("extern __shared__ at namespace scope") {
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(d.get() == std::vector<float>{4950, 4950, 4950});
 }
+
+// ---- issue 10: what GPUs do that one-thread-after-another would not ---------------------------
+static std::string all_notes() {
+  std::string s;
+  for (auto& n : cudalab_cpu::take_notes(false)) s += n + "\n";
+  return s;
+}
+
+// The classic last-warp unrolling: correct on GPUs only because a warp runs in lockstep.
+constexpr int kVolatileCallLine = __LINE__ + 9;
+__device__ void unrolled_warp_sum(volatile int* s, unsigned t) {
+  for (unsigned o = 32; o > 0; o >>= 1) s[t] += s[t + o];
+}
+__global__ void warp_synchronous_sum(const int* in, int* out) {
+  __shared__ int s[64];
+  unsigned t = threadIdx.x;
+  s[t] = in[blockIdx.x * 64 + t];
+  __syncthreads();
+  if (t < 32) unrolled_warp_sum(s, t);
+  if (t == 0) out[blockIdx.x] = s[0];
+}
+// The same with __syncwarp() between the steps: what CUDA promises, and no note.
+__global__ void syncwarp_sum(const int* in, int* out) {
+  __shared__ volatile int s[64];
+  unsigned t = threadIdx.x;
+  s[t] = in[blockIdx.x * 64 + t];
+  __syncthreads();
+  if (t < 32)
+    for (unsigned o = 32; o > 0; o >>= 1) {
+      int v = s[t] + s[t + o];
+      __syncwarp();
+      s[t] = v;
+      __syncwarp();
+    }
+  if (t == 0) out[blockIdx.x] = s[0];
+}
+
+TEST_CASE("volatile warp-synchronous code runs in lockstep, with a note naming the reliance") {
+  const int blocks = 4;
+  std::vector<int> h(blocks * 64);
+  std::iota(h.begin(), h.end(), 1);
+  DeviceArray<int> in(h.size()), out(blocks);
+  in.put(h);
+  all_notes();
+  for (const char* schedule : {"in-order", "reverse", "random:3"}) {
+    REQUIRE(cudalab_cpu::set_schedule(schedule));
+    warp_synchronous_sum<<<blocks, 64>>>(in.p, out.p);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    auto r = out.get();
+    for (int b = 0; b < blocks; ++b) CHECK(r[b] == std::accumulate(h.begin() + 64 * b, h.begin() + 64 * b + 64, 0));
+  }
+  cudalab_cpu::set_schedule("in-order");
+  std::string notes = all_notes();
+  CHECK(notes.find("warp-synchronous code") != std::string::npos);
+  CHECK(notes.find("volatile pointer made at tests/cpu/unit_tests.cu:" + std::to_string(kVolatileCallLine)) != std::string::npos);
+  CHECK(notes.find("__syncwarp()") != std::string::npos);
+
+  syncwarp_sum<<<blocks, 64>>>(in.p, out.p);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(out.get()[1] == std::accumulate(h.begin() + 64, h.begin() + 128, 0));
+  CHECK(all_notes().empty());
+}
+
+// Block b records when it started; every block exactly once, in the schedule's order.
+__global__ void block_start_order(int* order, int* next) {
+  if (threadIdx.x == 0) order[atomicAdd(next, 1)] = int(blockIdx.x);
+}
+static std::vector<int> block_starts(const char* schedule, int blocks) {
+  cudalab_cpu::set_worker_count(1);
+  REQUIRE(cudalab_cpu::set_schedule(schedule));
+  DeviceArray<int> order(blocks), next(1);
+  block_start_order<<<blocks, 32>>>(order.p, next.p);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  cudalab_cpu::set_schedule("in-order");
+  cudalab_cpu::set_worker_count(0);
+  return order.get();
+}
+
+TEST_CASE("schedules order blocks too: in order, reversed, shuffled by seed") {
+  for (int blocks : {1, 2, 7, 64, 1000}) {
+    auto in = block_starts("in-order", blocks), rev = block_starts("reverse", blocks);
+    auto r1 = block_starts("random:1", blocks);
+    for (int k = 0; k < blocks; ++k) CHECK(in[k] == k);
+    for (int k = 0; k < blocks; ++k) CHECK(rev[k] == blocks - 1 - k);
+    CHECK(block_starts("random:1", blocks) == r1);  // a seed replays
+    auto sorted = r1;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(sorted == in);  // every block exactly once
+    if (blocks >= 64) {
+      CHECK(r1 != in);
+      CHECK(r1 != rev);
+      CHECK(block_starts("random:2", blocks) != r1);
+    }
+  }
+}
+
+// The tree loop's barrier inside the divergent `if`: barrier divergence, named as such.
+constexpr int kBarrierInIfLine = __LINE__ + 7;
+__global__ void barrier_in_if(int* data) {
+  __shared__ int s[64];
+  unsigned t = threadIdx.x;
+  s[t] = data[t];
+  __syncthreads();
+  for (unsigned o = 32; o > 0; o >>= 1)
+    if (t < o) { s[t] += s[t + o]; __syncthreads(); }
+  if (t == 0) data[0] = s[0];
+}
+
+TEST_CASE("a __syncthreads() inside a divergent if: a note on barrier divergence, not on a return") {
+  std::vector<int> h(64, 1);
+  DeviceArray<int> d(64);
+  d.put(h);
+  all_notes();
+  barrier_in_if<<<1, 64>>>(d.p);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d.get()[0] == 64);
+  std::string notes = all_notes();
+  CHECK(notes.find("barrier divergence at tests/cpu/unit_tests.cu:" + std::to_string(kBarrierInIfLine) +
+                   ": 32 of 64 threads of block 0") != std::string::npos);
+  CHECK(notes.find("inside an `if`") != std::string::npos);
+  CHECK(notes.find("return") == std::string::npos);
+  // A note is given once per barrier, not once per launch.
+  barrier_in_if<<<1, 64>>>(d.p);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(all_notes().empty());
+}
+
+TEST_CASE("device memory: the harness's guard words past the elements are writable, far past is not") {
+  // The harness allocates n elements plus 4096 guard words, writes them, and reads them back.
+  const size_t n = 1000, guards = 4096;
+  DeviceArray<float> d(n + guards);
+  std::vector<float> h(n + guards, 7.0f);
+  d.put(h);
+  CHECK(d.get() == h);
+  void* a = nullptr;
+  REQUIRE(cudaMalloc(&a, 1 << 20) == cudaSuccess);
+  CHECK(reinterpret_cast<uintptr_t>(a) % 256 == 0);
+  CHECK(cudaFree(a) == cudaSuccess);
+  CHECK(cudaFree(a) == cudaErrorInvalidValue);  // freed twice
+  cudaGetLastError();
+}
+
+__global__ void store_past_end(float* p, size_t at) { if (blockIdx.x == 1 && threadIdx.x == 3) p[at] = 1.0f; }
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST_CASE("a store far past a cudaMalloc'd array is an illegal address naming kernel, block and thread") {
+  DeviceArray<float> d(1000);
+  cudaGetLastError();
+  store_past_end<<<2, 32>>>(d.p, 1000 + 3000);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  std::string msg = cudaGetErrorString(cudaErrorIllegalAddress);
+  CHECK(msg.find("store_past_end") != std::string::npos);
+  CHECK(msg.find("thread 3 of block 1 wrote to memory 12000 bytes past the end of a 4000-byte cudaMalloc allocation") !=
+        std::string::npos);
+  cudaGetLastError();
+  store_past_end<<<2, 32>>>(d.p, 999);  // in bounds: fine again
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+#endif

@@ -3,9 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -19,8 +21,9 @@ using nlohmann::json;
 
 namespace {
 
-// The writes_grades fixture aims at this folder, so the test must use it.
-const fs::path kRoot = "/tmp/cudalab-grading-test";
+// A folder of this run's own (another checkout's tests may run at the same time); the
+// writes_grades fixture's aim is pointed at it when the submissions are copied.
+const fs::path kRoot = "/tmp/cudalab-grading-test-" + std::to_string(::getpid());
 const fs::path kRepo = CUDALAB_REPO;
 
 std::string grader() {
@@ -28,10 +31,17 @@ std::string grader() {
   return g ? g : (kRepo / "build/grading/cudalab-grade").string();
 }
 
-std::vector<std::string> grader_args(const fs::path& grades, const fs::path& work) {
-  return {grader(), "--repo", kRepo.string(), "--lab", "1", "--submissions", (kRoot / "subs").string(), "--grades",
-          grades.string(), "--work", work.string(), "--backend", "cpu", "--run-timeout", "20", "--check-timeout", "10"};
+// Each check may take this long (the checker's --check-timeout): a hung check costs this much.
+constexpr int kCheckTimeout = 10;
+
+std::vector<std::string> grader_args(const fs::path& grades, const fs::path& work, const std::string& subs = "subs") {
+  return {grader(), "--repo", kRepo.string(), "--lab", "1", "--submissions", (kRoot / subs).string(), "--grades",
+          grades.string(), "--work", work.string(), "--backend", "cpu", "--run-timeout", "120", "--check-timeout",
+          std::to_string(kCheckTimeout)};
 }
+
+// The students of the run that is killed mid-way: a few, so that it is quick.
+const char* kSmallClass[] = {"correct", "wrong_answer", "exit_frames", "context_crash", "host_sum"};
 
 // The students whose rows differ between two gradebooks, with both rows: what a failed
 // comparison needs to say.
@@ -77,6 +87,14 @@ void make_submissions() {
   fs::remove_all(kRoot);
   fs::create_directories(kRoot / "subs");
   fs::copy(kRepo / "tests/grading/fixtures/lab1", kRoot / "subs", fs::copy_options::recursive);
+  {
+    const fs::path aim = kRoot / "subs" / "writes_grades" / "lab1_naive_sum.cu";
+    std::string text = *read_file(aim);
+    const std::string from = "/tmp/cudalab-grading-test/";
+    REQUIRE(text.find(from) != std::string::npos);
+    text.replace(text.find(from), from.size(), kRoot.string() + "/");
+    std::ofstream(aim) << text;
+  }
   fs::create_directories(kRoot / "subs" / "empty");
   const std::string correct = *read_file(kRepo / "tests/grading/fixtures/lab1/correct/lab1_naive_sum.cu");
   std::string crlf = "\xEF\xBB\xBF";
@@ -88,6 +106,17 @@ void make_submissions() {
   std::ofstream(kRoot / "subs" / "two_candidates" / "lab1_old.cu") << correct;
   fs::create_directories(kRoot / "subs" / "binary");
   fs::copy_file("/bin/true", kRoot / "subs" / "binary" / "lab1_naive_sum.cu");
+  // Odd entries: a folder named "...", a FIFO and a symbolic link as a student's lab file, a
+  // socket-like special file at the top (a FIFO named as a flat submission).
+  fs::create_directories(kRoot / "subs" / "...");
+  fs::copy_file(kRepo / "tests/grading/fixtures/lab1/correct/lab1_naive_sum.cu", kRoot / "subs" / "..." / "lab1_naive_sum.cu");
+  fs::create_directories(kRoot / "subs" / "fifo_file");
+  REQUIRE(::mkfifo((kRoot / "subs" / "fifo_file" / "lab1_naive_sum.cu").c_str(), 0644) == 0);
+  fs::create_directories(kRoot / "subs" / "linked_file");
+  fs::create_symlink(kRepo / "solutions/lab1_naive_sum.cu", kRoot / "subs" / "linked_file" / "lab1_naive_sum.cu");
+  REQUIRE(::mkfifo((kRoot / "subs" / "piped_lab1.cu").c_str(), 0644) == 0);
+  fs::create_directories(kRoot / "small");
+  for (const char* s : kSmallClass) fs::copy(kRoot / "subs" / s, kRoot / "small" / s, fs::copy_options::recursive);
 }
 
 std::map<std::string, std::vector<std::string>> gradebook(const fs::path& grades) {
@@ -143,10 +172,11 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   INFO(*read_file(kRoot / "run1.log"));
 
   auto book = gradebook(grades);
-  CHECK(book.size() == 18);
+  CHECK(book.size() == 34);
   auto full = [&](const std::string& s) { return book.count(s) && book[s][1] == book[s][2] && book[s][1] != "0"; };
   auto zero = [&](const std::string& s) { return book.count(s) && book[s][1] == "0"; };
   auto verdict = [&](const std::string& s) { return book.count(s) ? book[s][3] : std::string("absent"); };
+  auto messages = [&](const std::string& s) { return result(grades, s)["checks"].dump(); };
 
   CHECK(full("correct"));
   CHECK(full("flat_student"));
@@ -166,34 +196,83 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
                         "includes_solution"})
     CHECK_MESSAGE(zero(s), s);
   CHECK(verdict("wrong_answer") == "graded");
+  CHECK(zero("stub_as_handed_out"));
+  CHECK(result(grades, "stub_as_handed_out")["reason"].get<std::string>().rfind("stub:", 0) == 0);
+  CHECK(result(grades, "wrong_answer")["reason"].get<std::string>().find("stub") == std::string::npos);
   CHECK(std::stod(book["wrong_answer"][1]) < std::stod(book["wrong_answer"][2]));
+
+  // Odd entries, each with a verdict of its own.
+  CHECK(full("unnamed"));  // the folder "..."
+  CHECK(result(grades, "unnamed")["notes"].dump().find("...") != std::string::npos);
+  CHECK(verdict("fifo_file") == "unreadable");
+  CHECK(result(grades, "fifo_file")["reason"].get<std::string>().find("FIFO") != std::string::npos);
+  CHECK(verdict("linked_file") == "unreadable");
+  CHECK(result(grades, "linked_file")["reason"].get<std::string>().find("symbolic link") != std::string::npos);
+  CHECK(verdict("piped") == "unreadable");
+
+  // Issue 8's attacks on the process boundary: untouched stubs that try to forge the verdict,
+  // each graded to 0 points by the checker's own report.
+  for (const char* s : {"memory_scan", "interposed_libc", "ifunc_resolver", "harness_names", "argv_rewrite", "exit_frames",
+                        "host_sum", "late_thread"}) {
+    CHECK_MESSAGE(verdict(s) == "graded", s);
+    CHECK_MESSAGE(zero(s), s << ": " << messages(s).substr(0, 600));
+  }
+  CHECK_MESSAGE(messages("host_sum").find("host") != std::string::npos, messages("host_sum").substr(0, 600));
+  // Every check the checker lists is there, once, whatever the runner did with its argv.
+  CHECK(result(grades, "argv_rewrite")["checks"].size() == result(grades, "correct")["checks"].size());
+  // Timing attacks: on the CPU backend timing is emulated and speed is not graded, so the
+  // checks decide. Caching and a second stream are correct answers here (on a GPU they get no
+  // undeserved time); the forged cudaEventElapsedTime clashes with the emulator's own
+  // definition at link time (on a GPU the checker refuses the time).
+  CHECK(full("cached_answer"));
+  CHECK(full("second_stream"));
+  CHECK(verdict("forged_time") == "build_failed");
+  CHECK(zero("forged_time"));
+  for (const char* s : {"cached_answer", "second_stream"}) {
+    CHECK(result(grades, s)["timing_status"] == "emulated");
+    CHECK(result(grades, s)["student_ms"].is_null());
+  }
 
   json oob = result(grades, "out_of_bounds");
   CHECK(check_status(oob, "one_full_block") == "pass");
   CHECK(check_status(oob, "partial_last_block") == "fail");
 
+  // A hang costs one check time limit: the checker stops the runner and goes on.
   json loop = result(grades, "infinite_loop");
   CHECK(check_status(loop, "one_element") == "pass");
-  CHECK(check_status(loop, "one_full_block") == "pass");
-  CHECK(check_status(loop, "odd_size") == "pass");
-  CHECK(check_status(loop, "million") == "error");
+  CHECK(check_status(loop, "million") == "pass");
+  CHECK(check_status(loop, "million_and_change") == "pass");
   CHECK(check_status(loop, "many_blocks") == "error");
+  // It took at least the check limit, and at most a correct student's time plus that limit
+  // (plus slack for a loaded machine): the hang cost one check limit, not a whole run's.
+  const double loop_s = loop["seconds"].get<double>(), correct_s = result(grades, "correct")["seconds"].get<double>();
+  MESSAGE("infinite_loop took " << loop_s << " s (build and run), correct " << correct_s << " s, with a " << kCheckTimeout
+                                << " s check limit");
+  CHECK(loop_s >= kCheckTimeout);
+  CHECK(loop_s <= correct_s + kCheckTimeout + 8);
 
   json crash = result(grades, "context_crash");
   CHECK(check_status(crash, "one_partial_block") == "error");
   CHECK(check_status(crash, "odd_size") == "pass");
   CHECK(check_status(crash, "million_and_change") == "pass");
+  // The student sees their own file's name, never the grader's folders.
+  CHECK(messages("context_crash").find(kRoot.string()) == std::string::npos);
 
   // writes_grades tried to overwrite the grades and `correct`'s files and program: nothing changed.
-  const std::string attack_log = result(grades, "writes_grades")["run_log"].get<std::string>();
-  CHECK(attack_log.find("could not write") != std::string::npos);
-  CHECK_MESSAGE(attack_log.find("wrote ") == std::string::npos, attack_log);
   CHECK_MESSAGE(intact(grades, "correct", book["correct"][1], book["correct"][2]) == "", "correct");
   CHECK(result(grades, "output_flood")["notes"].dump().find("only the beginning was kept") != std::string::npos);
   CHECK(result(grades, "crlf_bom")["notes"].dump().find("CRLF") != std::string::npos);
   CHECK(fs::exists(grades / "lab1" / "students" / "correct" / "feedback.md"));
-  // Hidden checks stay out of the feedback.
+  // Hidden checks stay out of the feedback, and so does what the students' code printed (lab
+  // 1 has a hidden check, so no program output is kept at all).
   CHECK(read_file(grades / "lab1" / "students" / "wrong_answer" / "feedback.md")->find("million_and_change") == std::string::npos);
+  for (const char* s : {"fake_output", "writes_grades", "output_flood", "memory_scan"}) {
+    CHECK(result(grades, s)["run_log"] == "");
+    const std::string fb = *read_file(grades / "lab1" / "students" / s / "feedback.md");
+    CHECK_MESSAGE(fb.find("CUDALAB-VERDICT") == std::string::npos, s);
+    CHECK_MESSAGE(fb.find("could not write") == std::string::npos, s);
+    CHECK_MESSAGE(fb.find("checks passed\n") == std::string::npos, s);
+  }
 
   // Gradescope's schema, checked by the jsonschema package.
   std::string cmd = "python3 -c 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); "
@@ -203,14 +282,14 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "results.json does not follow Gradescope's schema");
 
   json summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
-  CHECK(summary["students"] == 18);
-  CHECK(summary["passed"] == 4);
+  CHECK(summary["students"] == 34);
+  CHECK(summary["passed"] == 7);
 
   // Run again: nothing is graded twice, and the gradebook is the same.
   REQUIRE(wait_for(start(grader_args(grades, kRoot / "work"), kRoot / "run2.log")) == 0);
   summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
   CHECK(summary["graded_this_run"] == 0);
-  CHECK(summary["resumed"] == 18);
+  CHECK(summary["resumed"] == 34);
   CHECK_MESSAGE(gradebook(grades) == book, differing_rows(book, gradebook(grades)));
 
   // A changed file is graded again.
@@ -236,14 +315,25 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(std::stod(rescored.at("correct")[1]) == std::stod(book["correct"][1]) + 2);
   CHECK_MESSAGE(intact(grades, "correct", rescored.at("correct")[1], rescored.at("correct")[2]) == "", "correct, rescored");
 
-  // Killed mid-run (SIGKILL: no chance to clean up), then started again: the same gradebook.
+  // Killed mid-run (SIGKILL: no chance to clean up), then started again: the same gradebook
+  // (for a small class, so that it is quick).
   const fs::path grades2 = kRoot / "grades-killed";
-  pid_t pid = start(grader_args(grades2, kRoot / "work2"), kRoot / "run4.log");
-  sleep(unsigned(8 + random_u64() % 12));
+  const auto t_kill = std::chrono::steady_clock::now();
+  pid_t pid = start(grader_args(grades2, kRoot / "work2", "small"), kRoot / "run4.log");
+  sleep(unsigned(4 + random_u64() % 10));
   kill(pid, SIGKILL);
   wait_for(pid);
-  REQUIRE(wait_for(start(grader_args(grades2, kRoot / "work2"), kRoot / "run5.log")) == 0);
+  REQUIRE(wait_for(start(grader_args(grades2, kRoot / "work2", "small"), kRoot / "run5.log")) == 0);
   summary = json::parse(*read_file(grades2 / "lab1" / "summary.json"));
-  MESSAGE("after the kill, " << summary["resumed"] << " results were kept and " << summary["graded_this_run"] << " graded");
-  CHECK_MESSAGE(gradebook(grades2) == book, differing_rows(book, gradebook(grades2)));
+  MESSAGE("after the kill, " << summary["resumed"] << " results were kept and " << summary["graded_this_run"] << " graded, in "
+                             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t_kill).count() << " s");
+  auto small = gradebook(grades2);
+  std::map<std::string, std::vector<std::string>> expected;
+  for (const char* s : kSmallClass) expected[s] = book[s];
+  CHECK_MESSAGE(small == expected, differing_rows(expected, small));
+  // Nothing of the killed run is left: no checker, jail or runner naming its work folder.
+  const std::string leftovers = "ps -eo args= | grep -F '" + (kRoot / "work2").string() + "' | grep -v grep";
+  CHECK_MESSAGE(std::system(("! " + leftovers + " >/dev/null").c_str()) == 0, leftovers);
+  std::error_code ec;
+  fs::remove_all(kRoot, ec);
 }

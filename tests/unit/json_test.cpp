@@ -47,6 +47,7 @@ TEST_CASE("a run record becomes the documented JSON report") {
   CHECK(j["checks"].size() == 2);
   CHECK(j["checks"][1]["status"] == "fail");
   CHECK(j["checks"][1]["size"] == "1,048,576");
+  CHECK(j["checks"][1]["dims"] == nlohmann::json::array({1048576}));
   CHECK(j["checks"][1]["mismatches"][0]["got"] == 5);
   CHECK(j["summary"]["passed"] == 1);
   CHECK(j["summary"]["failed"] == 1);

@@ -43,6 +43,10 @@ TEST_CASE("bad input is refused with a message naming it") {
   CHECK(message([] { parse_size("0"); }).find("at least 1") != std::string::npos);
   CHECK(message([] { parse_size("3^4"); }).find("powers of two") != std::string::npos);
   CHECK(message([] { parse_size("10x"); }).find("needs a size") != std::string::npos);
+  // One rule, said the same way, whatever is wrong with the size.
+  const std::string zero = message([] { parse_size("0"); }), word = message([] { parse_size("abc"); });
+  CHECK(zero.substr(0, zero.find(", not")) == word.substr(0, word.find(", not")));
+  CHECK(parse({"--all"}).all);
 }
 
 TEST_CASE("a shift that would overflow is refused, not wrapped") {

@@ -20,6 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <tuple>
+#include <string>
+#include <vector>
 #include <type_traits>
 #include <utility>
 
@@ -262,6 +264,9 @@ struct DynamicShared {
 };
 
 [[noreturn]] void unsupported(const char* feature, const char* file, int line);
+// The launch rewrite puts this before every `return;` of a kernel, so that a note on barrier
+// divergence can tell an early return from a barrier some threads skipped.
+void kernel_return(const char* file, int line);
 void trap(const char* file, int line);
 
 // Returned by launch(); calling it with the kernel's arguments runs the launch.
@@ -329,6 +334,124 @@ inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_
 inline void __trap(const char* file = __builtin_FILE(), int line = __builtin_LINE()) { cudalab_cpu::trap(file, line); }
 inline void __nanosleep(unsigned) {}
 inline long long clock64() { return (long long)__builtin_ia32_rdtsc(); }
+
+// ---- volatile: warp lockstep ----------------------------------------------------------------
+// Pre-Volta reductions end with a warp-synchronous step on `volatile` shared memory and no
+// __syncwarp(): `s[t] += s[t + 16]; s[t] += s[t + 8]; ...`. GPUs run a warp's lanes together,
+// so each line reads what every lane wrote on the line before; one lane after another would
+// not. The launch rewrite turns `volatile T*` into lockstep_ptr<T> and `volatile T x` into
+// lockstep<T>, whose every access is a turn: the lane waits until the other lanes of its warp
+// have made their next volatile access too (or wait elsewhere), as in lockstep. Reading what
+// another lane of the warp wrote since their last common __syncwarp()/__syncthreads() is
+// reported once as a note (CUDA has not promised lockstep since Volta).
+namespace cudalab_cpu {
+void warp_turn(const volatile void* addr, bool write, const char* file, int line);
+
+template <class T> struct lockstep;
+template <class T> struct lockstep_ptr;
+
+// One element reached through a volatile pointer: reads and writes take turns.
+template <class T>
+struct lockstep_ref {
+  volatile T* p;
+  const char* file;
+  int line;
+  T load() const { warp_turn(p, false, file, line); return *p; }
+  void store(T v) const { warp_turn(p, true, file, line); *p = v; }
+  operator T() const { return load(); }
+  const lockstep_ref& operator=(T v) const { store(v); return *this; }
+  const lockstep_ref& operator=(const lockstep_ref& o) const { store(o.load()); return *this; }
+#define CUDALAB_CPU_COMPOUND(op) \
+  template <class V> const lockstep_ref& operator op##=(const V& v) const { T x = T(v); store(T(load() op x)); return *this; }
+  CUDALAB_CPU_COMPOUND(+) CUDALAB_CPU_COMPOUND(-) CUDALAB_CPU_COMPOUND(*) CUDALAB_CPU_COMPOUND(/)
+  CUDALAB_CPU_COMPOUND(%) CUDALAB_CPU_COMPOUND(&) CUDALAB_CPU_COMPOUND(|) CUDALAB_CPU_COMPOUND(^)
+  CUDALAB_CPU_COMPOUND(<<) CUDALAB_CPU_COMPOUND(>>)
+#undef CUDALAB_CPU_COMPOUND
+  const lockstep_ref& operator++() const { store(T(load() + 1)); return *this; }
+  const lockstep_ref& operator--() const { store(T(load() - 1)); return *this; }
+  T operator++(int) const { T v = load(); store(T(v + 1)); return v; }
+  T operator--(int) const { T v = load(); store(T(v - 1)); return v; }
+  lockstep_ptr<T> operator&() const { return lockstep_ptr<T>(p, file, line); }
+};
+
+// A `volatile T*`. Made from a plain pointer where the code turns shared memory volatile (the
+// call of warpReduce(sdata, tid), say): that line is what a note names.
+template <class T>
+struct lockstep_ptr {
+  volatile T* p = nullptr;
+  const char* file = nullptr;
+  int line = 0;
+  lockstep_ptr() = default;
+  lockstep_ptr(std::nullptr_t) {}
+  lockstep_ptr(volatile T* q, const char* f = __builtin_FILE(), int l = __builtin_LINE()) : p(q), file(f), line(l) {}
+  lockstep_ptr(lockstep<T>* q, const char* f = __builtin_FILE(), int l = __builtin_LINE())
+      : p(reinterpret_cast<volatile T*>(q)), file(f), line(l) {}
+  template <class U>
+    requires(!std::is_same_v<U, T> && std::is_convertible_v<volatile U*, volatile T*>)
+  lockstep_ptr(const lockstep_ptr<U>& q) : p(q.p), file(q.file), line(q.line) {}
+  // (volatile float*)bytes and the like: casts only.
+  template <class U>
+  explicit lockstep_ptr(U* q, const char* f = __builtin_FILE(), int l = __builtin_LINE())
+      : p((volatile T*)(q)), file(f), line(l) {}
+  template <class U>
+    requires(!std::is_convertible_v<volatile U*, volatile T*>)
+  explicit lockstep_ptr(const lockstep_ptr<U>& q) : p((volatile T*)(q.p)), file(q.file), line(q.line) {}
+
+  operator volatile T*() const { return p; }
+  template <class I>
+    requires std::is_integral_v<I>
+  lockstep_ref<T> operator[](I i) const { return {p + i, file, line}; }
+  lockstep_ref<T> operator*() const { return {p, file, line}; }
+  volatile T* operator->() const { return p; }
+  template <class I>
+    requires std::is_integral_v<I>
+  lockstep_ptr operator+(I i) const { return lockstep_ptr(p + i, file, line); }
+  template <class I>
+    requires std::is_integral_v<I>
+  friend lockstep_ptr operator+(I i, const lockstep_ptr& q) { return q + i; }
+  template <class I>
+    requires std::is_integral_v<I>
+  lockstep_ptr operator-(I i) const { return lockstep_ptr(p - i, file, line); }
+  std::ptrdiff_t operator-(const lockstep_ptr& o) const { return p - o.p; }
+  template <class I> lockstep_ptr& operator+=(I i) { p += i; return *this; }
+  template <class I> lockstep_ptr& operator-=(I i) { p -= i; return *this; }
+  lockstep_ptr& operator++() { ++p; return *this; }
+  lockstep_ptr& operator--() { --p; return *this; }
+  lockstep_ptr operator++(int) { lockstep_ptr q = *this; ++p; return q; }
+  lockstep_ptr operator--(int) { lockstep_ptr q = *this; --p; return q; }
+};
+
+// An object declared volatile (`__shared__ volatile float s[64];`, `volatile int flag;`).
+template <class T>
+struct lockstep {
+  volatile T v;
+  // constexpr, so that a __shared__ (static thread_local) array of them is constant-initialized:
+  // no guard variable, which every thread would read and the first would write.
+  constexpr lockstep() : v() {}
+  constexpr lockstep(T x) : v(x) {}
+  lockstep_ref<T> ref() const { return {const_cast<volatile T*>(&v), nullptr, 0}; }
+  operator T() const { return ref().load(); }
+  lockstep& operator=(T x) { ref().store(x); return *this; }
+  lockstep& operator=(const lockstep& o) { ref().store(o.ref().load()); return *this; }
+#define CUDALAB_CPU_COMPOUND(op) \
+  template <class V> lockstep& operator op##=(const V& x) { ref() op##= x; return *this; }
+  CUDALAB_CPU_COMPOUND(+) CUDALAB_CPU_COMPOUND(-) CUDALAB_CPU_COMPOUND(*) CUDALAB_CPU_COMPOUND(/)
+  CUDALAB_CPU_COMPOUND(%) CUDALAB_CPU_COMPOUND(&) CUDALAB_CPU_COMPOUND(|) CUDALAB_CPU_COMPOUND(^)
+  CUDALAB_CPU_COMPOUND(<<) CUDALAB_CPU_COMPOUND(>>)
+#undef CUDALAB_CPU_COMPOUND
+  lockstep& operator++() { ++ref(); return *this; }
+  lockstep& operator--() { --ref(); return *this; }
+  T operator++(int) { return ref()++; }
+  T operator--(int) { return ref()--; }
+  lockstep_ptr<T> operator&() { return lockstep_ptr<T>(&v); }
+};
+
+template <class T> struct lockstep_value { using type = T; };
+template <class T> struct lockstep_value<lockstep_ref<T>> { using type = T; };
+template <class T> struct lockstep_value<lockstep<T>> { using type = T; };
+template <class T> using lockstep_value_t = typename lockstep_value<std::remove_cvref_t<T>>::type;
+template <class T> constexpr bool is_lockstep_v = !std::is_same_v<lockstep_value_t<T>, std::remove_cvref_t<T>>;
+}  // namespace cudalab_cpu
 
 // ---- Warp operations ------------------------------------------------------------------------
 template <class T>
@@ -517,6 +640,17 @@ template <class A, class B>
 inline std::common_type_t<A, B> max(A a, B b) {
   using C = std::common_type_t<A, B>;
   return C(a) < C(b) ? C(b) : C(a);
+}
+// min(s[t], s[t + 16]) on volatile shared memory: the values, read in turn.
+template <class A, class B>
+  requires(cudalab_cpu::is_lockstep_v<A> || cudalab_cpu::is_lockstep_v<B>)
+inline auto min(const A& a, const B& b) {
+  return min(cudalab_cpu::lockstep_value_t<A>(a), cudalab_cpu::lockstep_value_t<B>(b));
+}
+template <class A, class B>
+  requires(cudalab_cpu::is_lockstep_v<A> || cudalab_cpu::is_lockstep_v<B>)
+inline auto max(const A& a, const B& b) {
+  return max(cudalab_cpu::lockstep_value_t<A>(a), cudalab_cpu::lockstep_value_t<B>(b));
 }
 inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
 inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
@@ -720,4 +854,14 @@ int worker_count();
 void set_worker_count(int n);
 // The full text of the last kernel failure the emulator diagnosed ("" if none).
 const char* last_failure();
+// Called for every launch the emulator accepts (the kernel runner's launch record).
+using LaunchObserver = void (*)(const char* kernel, dim3 grid, dim3 block, size_t dynamic_shared_bytes);
+void set_launch_observer(LaunchObserver observer);
+// Called for every copy from device memory to host memory, and every host-visible allocation
+// (cudaMallocHost, cudaHostAlloc, cudaMallocManaged), with its bytes.
+using HostDataObserver = void (*)(size_t bytes);
+void set_host_data_observer(HostDataObserver observer);
+// The emulator's warnings (barrier divergence, ...) since the last call; after a call with
+// quiet_from_now, they are no longer printed to stderr (the runner puts them in the report).
+std::vector<std::string> take_notes(bool quiet_from_now);
 }  // namespace cudalab_cpu

@@ -10,6 +10,9 @@
 // so that a fault inside it (an illegal address, say) is blamed on the right
 // kernel; while it times your code it does not wait, so timings stay honest.
 #pragma once
+// The checker reads the lab contracts (labN.h) for their constants only; it has no CUDA and
+// never calls a lab's function (CUDALAB_CONTRACT_ONLY, set by its build).
+#ifndef CUDALAB_CONTRACT_ONLY
 #include <cuda_runtime.h>
 
 namespace cudalab {
@@ -25,3 +28,4 @@ void check_launch(const char* kernel, const char* file, int line);
 #ifdef CUDALAB_SOURCE_FILE
 [[maybe_unused]] static const char* const cudalab_source_file_ = ::cudalab::note_source_file(CUDALAB_SOURCE_FILE);
 #endif
+#endif  // CUDALAB_CONTRACT_ONLY

@@ -1,0 +1,264 @@
+#include "diagnose.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "tolerance.h"
+
+namespace cudalab {
+
+bool is_poison(float v) {
+  unsigned bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits == kPoisonBits;
+}
+
+std::string with_commas(size_t v) {
+  std::string s = std::to_string(v);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
+
+std::string OutputLayout::where(size_t index) const {
+  if (rows && cols)
+    return "(row " + std::to_string(index / cols) + ", col " + std::to_string(index % cols) + ")";
+  return "[" + std::to_string(index) + "]";
+}
+
+namespace {
+
+std::string num(double v) {
+  if (std::isnan(v)) return "NaN";
+  std::ostringstream s;
+  s.precision(9);
+  s << v;
+  return s.str();
+}
+
+// [first, last] of the set bits, and how many.
+struct Extent {
+  size_t count = 0, first = 0, last = 0;
+};
+Extent extent(const std::vector<bool>& bits) {
+  Extent e;
+  for (size_t i = 0; i < bits.size(); ++i)
+    if (bits[i]) {
+      if (!e.count) e.first = i;
+      e.last = i;
+      ++e.count;
+    }
+  return e;
+}
+
+bool is_suffix(const Extent& e, size_t n) { return e.count && e.last == n - 1 && e.count == n - e.first; }
+
+// Are all wrong elements in the last partial tile row or column of a 2-D output?
+bool only_partial_tiles(const std::vector<bool>& wrong, const OutputLayout& l) {
+  if (!(l.rows && l.cols && l.tile)) return false;
+  size_t full_rows = l.rows - l.rows % l.tile, full_cols = l.cols - l.cols % l.tile;
+  if (full_rows == l.rows && full_cols == l.cols) return false;  // no partial tiles at all
+  if (full_rows == 0 || full_cols == 0) return false;             // no full tiles: nothing to contrast
+  for (size_t i = 0; i < wrong.size(); ++i)
+    if (wrong[i] && i / l.cols < full_rows && i % l.cols < full_cols) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string describe_pattern(const std::vector<bool>& wrong, const std::vector<bool>& unwritten,
+                             const OutputLayout& layout) {
+  const size_t n = wrong.size();
+  Extent w = extent(wrong), u = extent(unwritten);
+  if (!w.count) return "";
+  if (u.count == n)
+    return "the output was never written (it still holds the harness's NaN poison): is a TODO still in place?";
+  if (w.count == n) return "every element is wrong";
+  if (u.count == w.count && is_suffix(u, n))
+    return "every element from " + layout.where(u.first) + " on was never written: only the first " +
+           with_commas(u.first) + " of " + with_commas(n) + " are covered" +
+           (layout.rows ? "" : " (are there enough blocks?)");
+  if (is_suffix(w, n))
+    return "every element past index " + with_commas(w.first - 1) + " is wrong";
+  if (only_partial_tiles(wrong, layout))
+    return "only the last partial tile is wrong: check your bounds";
+  if (layout.block_of) {
+    std::set<std::string> blocks;
+    for (size_t i = 0; i < n && blocks.size() < 4; ++i)
+      if (wrong[i]) blocks.insert(layout.block_of(i));
+    if (blocks.size() == 1) {
+      std::string only = *blocks.begin();
+      return "only " + only + " is wrong" + (u.count == w.count ? " (never written)" : "");
+    }
+  }
+  if (w.count == 1) return "a single element is wrong: " + layout.where(w.first);
+  if (u.count == w.count)
+    return with_commas(u.count) + " elements were never written, the first at " + layout.where(u.first);
+  return "";
+}
+
+CheckResult compare_outputs(const std::vector<double>& expected, const std::vector<float>& got,
+                            const ToleranceAt& tolerance, const OutputLayout& layout, size_t show) {
+  CheckResult r;
+  const size_t n = expected.size();
+  std::vector<bool> wrong(n), unwritten(n);
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double tol = tolerance ? tolerance(i) : 0.0;
+    r.tolerance = std::max(r.tolerance, tol);
+    bool ok = tolerance ? within(expected[i], got[i], tol) : double(got[i]) == expected[i];
+    if (ok) {
+      r.max_error = std::max(r.max_error, std::fabs(got[i] - expected[i]));
+      continue;
+    }
+    wrong[i] = true;
+    unwritten[i] = is_poison(got[i]);
+    r.max_error = std::isfinite(got[i]) ? std::max(r.max_error, std::fabs(got[i] - expected[i]))
+                                        : INFINITY;
+    if (bad++ < show) {
+      Mismatch m{i, layout.where(i), expected[i], got[i], ""};
+      if (layout.block_of) m.owner = layout.block_of(i);
+      if (layout.thread_of) m.owner += (m.owner.empty() ? "" : ", ") + layout.thread_of(i);
+      r.mismatches.push_back(m);
+    }
+  }
+  if (!bad) {
+    r.status = Status::Pass;
+    r.message = (n == 1 ? std::string("the single value is") : "all " + with_commas(n) + " " + layout.noun + " are") +
+                (tolerance ? " within tolerance" : " exactly right");
+    return r;
+  }
+  r.status = Status::Fail;
+  r.message = with_commas(bad) + " of " + with_commas(n) + " " + layout.noun + " wrong";
+  std::string pattern = describe_pattern(wrong, unwritten, layout);
+  if (!pattern.empty()) r.message += ": " + pattern;
+  return r;
+}
+
+CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
+                      const std::vector<double>* prefix) {
+  CheckResult r;
+  r.tolerance = sum_tolerance(n, abs_sum);
+  double err = std::fabs(double(got) - expected);
+  r.max_error = std::isfinite(got) ? err : INFINITY;
+  Mismatch m{0, "sum", expected, got, ""};
+  if (within(expected, got, r.tolerance)) {
+    r.status = Status::Pass;
+    // The error first, then what rounding allows: a reader looks for how far off the sum is.
+    r.message = "sum right: off by " + num(err) + " from the exact " + num(expected) + " (rounding allows " +
+                num(r.tolerance) + ")";
+    return r;
+  }
+  r.status = Status::Fail;
+  r.mismatches.push_back(m);
+  if (is_poison(got)) {
+    r.message = "the sum was never written: the result still holds the harness's NaN poison";
+    return r;
+  }
+  if (!std::isfinite(got)) {
+    r.message = "the sum is " + num(got) +
+                ": something read memory that was never written (shared memory, scratch, or past the input's end?)";
+    return r;
+  }
+  r.message = "sum is " + num(got) + ", expected " + num(expected) + " (off by " + num(double(got) - expected) +
+              ", tolerance " + num(r.tolerance) + ")";
+  if (got == 0.0f) {
+    r.notes.push_back("the result is exactly 0: was anything added up at all?");
+    return r;
+  }
+  if (std::fabs(double(got) - 2 * expected) <= 2 * r.tolerance) {
+    r.notes.push_back("that is twice the right answer: every value was added twice");
+    return r;
+  }
+  if (!prefix || prefix->size() != n + 1) return r;
+  const auto& p = *prefix;
+  // Two explanations compete: a whole aligned block left out (or added twice), and a sum that
+  // stopped after the first m elements. Each is named only when the rounding tolerance
+  // leaves no doubt: with a wide tolerance (large n) many blocks fit, and naming one of
+  // them would send a student to look at the wrong place.
+  const double missing = expected - got;  // positive: elements left out; negative: added twice
+  std::set<std::pair<size_t, size_t>> fitting;  // distinct [start, end) ranges within tolerance
+  size_t block_width = 0;                        // the largest width that gives the first one
+  double block_err = INFINITY;
+  for (size_t width = 32; width <= 4096 && width < n; width *= 2) {
+    for (size_t start = 0; start < n; start += width) {
+      size_t end = std::min(n, start + width);
+      double err = std::fabs(std::fabs(missing) - (p[end] - p[start]));
+      if (err > r.tolerance) continue;
+      // The same range at a larger width (a tail shorter than every width): name the larger,
+      // closer to the block sizes students use.
+      if (fitting.insert({start, end}).second) {
+        if (fitting.size() == 1) block_width = width, block_err = err;
+      } else if (fitting.size() == 1) {
+        block_width = width;
+      }
+      if (fitting.size() > 1) break;
+    }
+    if (fitting.size() > 1) break;
+  }
+  // Inputs are positive, so the prefix sums rise: the m with p[m] within tolerance of `got`
+  // form one run, found by bisection.
+  const size_t m_lo = size_t(std::lower_bound(p.begin(), p.end(), double(got) - r.tolerance) - p.begin());
+  const size_t m_hi = std::min(n, size_t(std::upper_bound(p.begin(), p.end(), double(got) + r.tolerance) - p.begin()));
+  const bool prefix_fits = missing > 0 && m_lo < m_hi;  // m in [m_lo, m_hi) fit; m = n is the right answer
+  if (fitting.size() == 1) {
+    const auto [start, end] = *fitting.begin();
+    // A sum that stopped before the last block is both; the block is the more specific.
+    bool prefix_is_better = prefix_fits && end != n && std::fabs(p[m_lo] - got) < block_err;
+    if (!prefix_is_better) {
+      bool last = end == n && end - start < block_width;
+      r.notes.push_back(std::string("off by exactly the value of one block, it seems: elements [") + with_commas(start) +
+                        ", " + with_commas(end) + ") " + (missing > 0 ? "were left out" : "were added twice") +
+                        " (with blocks of " + std::to_string(block_width) + " elements, that is block " +
+                        with_commas(start / block_width) + (last ? ", the last and partial one)" : ")"));
+      return r;
+    }
+  }
+  if (prefix_fits) {
+    if (m_hi - m_lo == 1)
+      r.notes.push_back("your sum equals the sum of the first " + with_commas(m_lo) + " elements: every element from index " +
+                        with_commas(m_lo) + " on was left out");
+    else
+      r.notes.push_back("your sum equals the sum of the first m elements, for an m between " + with_commas(m_lo) + " and " +
+                        with_commas(m_hi - 1) + " (rounding allows no closer answer): the elements after them were left out");
+  }
+  return r;
+}
+
+bool add_grid_coverage_note(CheckResult& r, const std::vector<wire::Launch>& launches, size_t cols, size_t rows,
+                            size_t tile) {
+  if (r.status != Status::Fail || launches.empty()) return false;
+  const size_t need_x = (cols + tile - 1) / tile, need_y = (rows + tile - 1) / tile;
+  const auto& g = launches.front().grid;
+  if (g[0] >= need_x && g[1] >= need_y) return false;
+  // One story: the pattern's "check your bounds" would send the student to the wrong place.
+  if (const size_t at = r.message.find(": check your bounds"); at != std::string::npos)
+    r.message = r.message.substr(0, at) + ": the grid is too small";
+  r.notes.insert(r.notes.begin(),
+                 "your grid has " + with_commas(g[0]) + " x " + with_commas(g[1]) + " blocks, but a " +
+                     with_commas(rows) + " x " + with_commas(cols) + " matrix needs " + with_commas(need_x) + " x " +
+                     with_commas(need_y) + " tiles of " + std::to_string(tile) + " x " + std::to_string(tile) +
+                     ": the last, partial tiles have no block. Round up: (cols + " + std::to_string(tile - 1) + ") / " +
+                     std::to_string(tile) + " blocks across, (rows + " + std::to_string(tile - 1) + ") / " +
+                     std::to_string(tile) + " down");
+  return true;
+}
+
+void add_canary_verdict(CheckResult& r, const std::string& buffer, size_t n, size_t overwritten,
+                        size_t first_overwritten) {
+  if (!overwritten) return;
+  std::string line = "wrote past the end of " + buffer + ": " + with_commas(overwritten) +
+                     " guard element" + (overwritten == 1 ? " was" : "s were") + " overwritten after its last element [" +
+                     with_commas(n - 1) + "] (the first at [" + with_commas(first_overwritten) +
+                     "]): a thread without a bounds check?";
+  if (r.status == Status::Pass) {
+    r.status = Status::Fail;
+    r.message = line;
+  } else {
+    r.notes.push_back(line);
+  }
+}
+
+}  // namespace cudalab

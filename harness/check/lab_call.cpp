@@ -1,0 +1,349 @@
+#include "lab_call.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <random>
+
+#include "diagnose.h"
+#include "fill.h"
+#include "parallel.h"
+#include "runner_session.h"
+
+namespace cudalab {
+namespace {
+
+uint64_t next_guard_salt() {
+  static std::atomic<uint64_t> counter{std::random_device{}() | (uint64_t(std::random_device{}()) << 32)};
+  return mix64(counter.fetch_add(0x9E3779B97F4A7C15ull));
+}
+
+// The call's shared memory: a memfd the runner maps too.
+struct SharedMemory {
+  int fd = -1;
+  uint8_t* p = nullptr;
+  size_t bytes = 0;
+  explicit SharedMemory(size_t n) : bytes(n) {
+    fd = memfd_create("cudalab-call", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    // Sealed against shrinking: a runner that truncated it would make the checker's reads fault.
+    if (fd < 0 || ftruncate(fd, off_t(n)) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+      throw LabCallFailure(LabCallFailure::Kind::Refused, "the checker could not make shared memory for the call");
+    if (n) {
+      void* m = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (m == MAP_FAILED) throw LabCallFailure(LabCallFailure::Kind::Refused, "the checker could not map shared memory");
+      p = static_cast<uint8_t*>(m);
+    }
+  }
+  ~SharedMemory() {
+    if (p) munmap(p, bytes);
+    if (fd >= 0) close(fd);
+  }
+};
+
+template <class T>
+std::vector<T> as(const std::vector<uint8_t>& bytes) {
+  std::vector<T> v(bytes.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
+  return v;
+}
+
+}  // namespace
+
+std::vector<float> LabCallResult::floats(size_t b) const { return as<float>(data.at(b)); }
+std::vector<uint32_t> LabCallResult::u32s(size_t b) const { return as<uint32_t>(data.at(b)); }
+std::vector<int32_t> LabCallResult::i32s(size_t b) const { return as<int32_t>(data.at(b)); }
+
+size_t LabCall::add(wire::BufferSpec spec, const void* data) {
+  spec.guard_salt = next_guard_salt();
+  request_.buffers.push_back(spec);
+  data_.emplace_back();
+  if (data) {
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    data_.back().assign(p, p + spec.count * wire::elem_size(spec.type));
+  }
+  return request_.buffers.size() - 1;
+}
+
+size_t LabCall::random_input(const std::string& name, wire::ElemType type, size_t count, const wire::Fill& fill) {
+  wire::BufferSpec b{name, type, count, fill, false};
+  b.fill.kind = wire::FillKind::Random;
+  return add(b, nullptr);
+}
+
+size_t LabCall::data_input(const std::string& name, wire::ElemType type, const void* bytes, size_t count) {
+  wire::BufferSpec b{name, type, count, {}, false};
+  b.fill.kind = wire::FillKind::Data;
+  return add(b, bytes);
+}
+size_t LabCall::data_input(const std::string& name, const std::vector<float>& v) {
+  return data_input(name, wire::ElemType::F32, v.data(), v.size());
+}
+size_t LabCall::data_input(const std::string& name, const std::vector<uint8_t>& v) {
+  return data_input(name, wire::ElemType::U8, v.data(), v.size());
+}
+
+size_t LabCall::output(const std::string& name, wire::ElemType type, size_t count, bool return_data) {
+  wire::BufferSpec b{name, type, count, {}, return_data};
+  b.fill.kind = wire::FillKind::Poison;
+  return add(b, nullptr);
+}
+
+// What a failed exchange with the runner means for the check: the runner is replaced.
+[[noreturn]] static void runner_failed(const std::string& function, const wire::ProtocolError& e) {
+  const std::string how = runner_discard();
+  if (!how.empty())
+    throw LabCallFailure(LabCallFailure::Kind::Crashed, "your code crashed: the process running " + function + " " + how);
+  throw LabCallFailure(LabCallFailure::Kind::Garbage,
+                       "the process running " + function + " broke off the conversation with the checker (" +
+                           e.what() + ")");
+}
+
+[[noreturn]] static void runner_timed_out(const std::string& function, int timeout_ms) {
+  runner_discard();
+  throw LabCallFailure(LabCallFailure::Kind::TimedOut,
+                       function + " did not finish within " + std::to_string(timeout_ms / 1000) +
+                           " s: is a loop not ending, or are threads waiting at a barrier that others never reach?");
+}
+
+// Lays the slots out, fills Data inputs, sends the request with the shared memory.
+static std::unique_ptr<SharedMemory> send_request(LabCall& call, const std::vector<std::vector<uint8_t>>& data,
+                                                  wire::MessageType type, RunnerProcess& rp) {
+  wire::CallRequest& q = call.request();
+  uint64_t offset = 0;
+  for (auto& b : q.buffers) {
+    b.slot_offset = offset;
+    offset += (wire::slot_bytes(b) + 63) & ~uint64_t(63);
+  }
+  q.shm_bytes = offset;
+  auto shm = std::make_unique<SharedMemory>(size_t(offset));
+  for (size_t i = 0; i < q.buffers.size(); ++i)
+    if (!data[i].empty()) std::memcpy(shm->p + q.buffers[i].slot_offset, data[i].data(), data[i].size());
+  wire::Writer w;
+  wire::encode(w, q);
+  wire::send_frame(rp.socket(), type, w.bytes(), shm->fd);
+  return shm;
+}
+
+static std::vector<wire::Launch> g_last_launches;
+static uint64_t g_last_total = 0;
+
+std::vector<wire::Launch> take_last_launches(uint64_t& total) {
+  total = g_last_total;
+  g_last_total = 0;
+  std::vector<wire::Launch> out;
+  out.swap(g_last_launches);
+  return out;
+}
+
+// Reads the outputs and guards back and judges the reply's outcome.
+static LabCallResult read_result(const std::string& function, const wire::CallRequest& q, const wire::CallReply& reply,
+                                 const SharedMemory& shm, bool records_launches) {
+  g_last_launches = reply.launches;
+  g_last_total = reply.launches_total;
+  LabCallResult res;
+  res.launches = reply.launches;
+  res.launches_total = reply.launches_total;
+  res.notes = reply.notes;
+  switch (reply.outcome) {
+    case wire::Outcome::Ok: break;
+    case wire::Outcome::CudaError:
+      if (reply.context_lost) runner_discard();
+      throw LabCallFailure(reply.context_lost ? LabCallFailure::Kind::ContextLost : LabCallFailure::Kind::CudaError,
+                           reply.message, res.notes);
+    case wire::Outcome::Exception:
+      throw LabCallFailure(LabCallFailure::Kind::Exception, reply.message, res.notes);
+    case wire::Outcome::BadRequest:
+      throw LabCallFailure(LabCallFailure::Kind::Refused, "the kernel runner could not carry out the call: " + reply.message,
+                           res.notes);
+  }
+  // A result computed on the host needs the input there: copied back, or made host-visible.
+  uint64_t input_bytes = 0;
+  for (const auto& b : q.buffers)
+    if (b.fill.kind != wire::FillKind::Poison) input_bytes += b.count * wire::elem_size(b.type);
+  // The contracts give the lab's host function no reason to read GPU data back; a few bytes
+  // (a count, a flag) are let through.
+  if (reply.bytes_to_host > std::max<uint64_t>(64, input_bytes / 8))
+    throw LabCallFailure(LabCallFailure::Kind::NoKernel,
+                         "the work was done on the host: " + function + " brought " +
+                             with_commas(reply.bytes_to_host >> 10) +
+                             " KiB of GPU data to the host (a copy to host memory, or pinned, mapped or managed "
+                             "memory). Leave the data on the GPU and let your kernels do the work",
+                         res.notes);
+  if (records_launches && reply.launches_total == 0)
+    throw LabCallFailure(LabCallFailure::Kind::NoKernel,
+                         "no kernel ran: the result was computed on the host. " + function +
+                             " must launch your kernel(s) and leave the result in GPU memory",
+                         res.notes);
+  for (const auto& b : q.buffers) {
+    const uint8_t* slot = shm.p + b.slot_offset;
+    const size_t bytes = b.count * wire::elem_size(b.type);
+    res.data.emplace_back(b.return_data ? std::vector<uint8_t>(slot, slot + bytes) : std::vector<uint8_t>{});
+    const uint8_t* g = slot + (wire::slot_has_data(b) ? bytes : 0);
+    GuardState st;
+    for (size_t i = 0; i < wire::kGuardElements; ++i) {
+      uint32_t word;
+      std::memcpy(&word, g + 4 * i, 4);
+      if (word != wire::guard_word(b.guard_salt, i)) {
+        if (!st.overwritten) st.first = b.count + i * 4 / wire::elem_size(b.type);
+        ++st.overwritten;
+      }
+    }
+    res.guards.push_back(st);
+  }
+  return res;
+}
+
+static wire::CallReply receive_reply(RunnerProcess& rp, const std::string& function, wire::MessageType expected) {
+  wire::Frame f;
+  try {
+    if (!wire::receive_frame(rp.socket(), f, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
+    if (f.fd >= 0) close(f.fd);
+    if (f.type != expected) throw wire::ProtocolError("an unexpected message");
+    wire::Reader r(f.payload);
+    return wire::decode_reply(r);
+  } catch (const wire::ProtocolError& e) {
+    runner_failed(function, e);
+  }
+}
+
+// Whether "no kernel ran" can be judged. The CPU backend's emulator sees every launch: what the
+// runner says is not needed (a lab file could make its self-test fail). On a GPU the runner's
+// self-test at start says whether its stand-ins for the runtime's launch calls work.
+static bool launches_recorded(const RunnerProcess& rp) {
+#ifdef CUDALAB_BACKEND_CPU
+  (void)rp;
+  return true;
+#else
+  return rp.hello().records_launches;
+#endif
+}
+
+static RunnerProcess& live_runner() {
+  try {
+    return runner();
+  } catch (const std::runtime_error& e) {
+    throw LabCallFailure(LabCallFailure::Kind::Crashed, e.what());
+  }
+}
+
+LabCallResult LabCall::run() {
+  request_.lab = uint32_t(lab_);
+  RunnerProcess& rp = live_runner();
+  std::unique_ptr<SharedMemory> shm;
+  try {
+    shm = send_request(*this, data_, wire::MessageType::Call, rp);
+  } catch (const wire::ProtocolError& e) {
+    runner_failed(function_, e);
+  }
+  const wire::CallReply reply = receive_reply(rp, function_, wire::MessageType::CallReply);
+  return read_result(function_, request_, reply, *shm, launches_recorded(rp));
+}
+
+// ---- Timed repetitions (timed_call.h) -------------------------------------------------------
+struct TimedRepResult {
+  LabCallResult result;
+  double ms = 0, wall_ms = 0;
+  uint32_t threads_left = 0;
+  bool outputs = false;  // the outputs came back (this repetition is checked)
+};
+
+TimedRepResult run_timed_rep(LabCall& call, const std::vector<std::vector<uint8_t>>& data, const std::string& function,
+                             const std::function<bool()>& check_this_one);
+
+TimedRepResult run_timed_rep(LabCall& call, const std::vector<std::vector<uint8_t>>& data, const std::string& function,
+                             const std::function<bool()>& check_this_one) {
+  RunnerProcess& rp = live_runner();
+  std::unique_ptr<SharedMemory> shm;
+  TimedRepResult out;
+  try {
+    shm = send_request(call, data, wire::MessageType::TimedRep, rp);
+    wire::Frame f;
+    if (!wire::receive_frame(rp.socket(), f, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
+    if (f.fd >= 0) close(f.fd);
+    if (f.type == wire::MessageType::RepDone) {  // preparing failed
+      wire::Reader r(f.payload);
+      read_result(function, call.request(), wire::decode_reply(r), *shm, false);
+      throw LabCallFailure(LabCallFailure::Kind::Refused, "preparing a timed repetition failed");
+    }
+    if (f.type != wire::MessageType::RepReady) throw wire::ProtocolError("an unexpected message");
+    const auto start = std::chrono::steady_clock::now();
+    wire::send_frame(rp.socket(), wire::MessageType::Go, "");
+    wire::Frame done;
+    if (!wire::receive_frame(rp.socket(), done, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
+    out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (done.fd >= 0) close(done.fd);
+    if (done.type != wire::MessageType::RepDone) throw wire::ProtocolError("an unexpected message");
+    wire::Reader r(done.payload);
+    const wire::CallReply timed = wire::decode_reply(r);
+    out.ms = timed.ms;
+    out.threads_left = timed.threads_left;
+    if (timed.outcome != wire::Outcome::Ok) read_result(function, call.request(), timed, *shm, false);  // throws
+    // Decided only now, after the repetition ran: whether its outputs come back to be checked.
+    out.outputs = check_this_one();
+    wire::send_frame(rp.socket(), wire::MessageType::Go, std::string(1, char(out.outputs)));
+    const wire::CallReply copied = receive_reply(rp, function, wire::MessageType::CallReply);
+    if (copied.outcome != wire::Outcome::Ok) read_result(function, call.request(), copied, *shm, false);
+    out.result = read_result(function, call.request(), timed, *shm, launches_recorded(rp));
+  } catch (const wire::ProtocolError& e) {
+    runner_failed(function, e);
+  }
+  return out;
+}
+
+// ---- Inputs as the runner makes them --------------------------------------------------------
+wire::Fill uniform_fill(uint64_t seed, uint64_t stream, float lo, float hi) {
+  wire::Fill f;
+  f.kind = wire::FillKind::Random;
+  f.seed = seed;
+  f.stream = stream;
+  f.lo = lo;
+  f.hi = hi;
+  return f;
+}
+
+std::vector<float> make_input_f32(size_t count, const wire::Fill& fill) {
+  std::vector<float> v(count);
+  const uint64_t key = wire::fill_key(fill);
+  parallel_for(count, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) v[i] = wire::random_value(fill, key, i, count);
+  });
+  return v;
+}
+
+std::vector<uint8_t> make_input_u8(size_t count, const wire::Fill& fill) {
+  std::vector<uint8_t> v(count);
+  const uint64_t key = wire::fill_key(fill);
+  parallel_for(count, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) v[i] = uint8_t(wire::random_integer(fill, key, i, count, 255));
+  });
+  return v;
+}
+
+std::vector<uint32_t> make_input_u32(size_t count, const wire::Fill& fill) {
+  std::vector<uint32_t> v(count);
+  const uint64_t key = wire::fill_key(fill);
+  parallel_for(count, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) v[i] = wire::random_integer(fill, key, i, count, 0xFFFFFFFFu);
+  });
+  return v;
+}
+
+// ---- Guard verdicts -------------------------------------------------------------------------
+void add_guard_verdict(CheckResult& r, const LabCall& call, const LabCallResult& res, size_t buffer,
+                       const std::string& described_as) {
+  const auto& b = call.request().buffers.at(buffer);
+  const GuardState& g = res.guards.at(buffer);
+  add_canary_verdict(r, described_as.empty() ? b.name : described_as, size_t(b.count), g.overwritten, g.first);
+}
+
+void add_guard_verdicts(CheckResult& r, const LabCall& call, const LabCallResult& res) {
+  for (size_t i = 0; i < res.guards.size(); ++i) add_guard_verdict(r, call, res, i, "");
+}
+
+}  // namespace cudalab

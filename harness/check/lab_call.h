@@ -1,0 +1,103 @@
+// A call of the lab's entry point, made from the checker and carried out by the kernel
+// runner (harness/common/protocol.h). A suite describes the buffers, the runner makes them,
+// calls the lab's host function, and hands back every output and every guard; the checker
+// judges them.
+//
+//   LabCall call("lab3::multilevel_sum", 3);
+//   size_t in      = call.random_input("the input array", wire::ElemType::F32, n, sum_fill(seed));
+//   size_t scratch = call.output("d_scratch", wire::ElemType::F32, scratch_n, /*return_data=*/false);
+//   size_t total   = call.output("d_sum", wire::ElemType::F32, 1);
+//   call.scalar(int64_t(n));
+//   LabCallResult res = call.run();          // throws LabCallFailure when it could not finish
+//   float got = res.floats(total)[0];
+//   add_guard_verdicts(r, call, res);          // "wrote past the end of d_sum", ...
+//
+// The buffers reach the lab's entry point (harness/run/labN_entry.cpp) in the order they
+// were added, the scalars likewise.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol.h"
+#include "suite.h"
+
+namespace cudalab {
+
+// Why a call produced no outputs to judge. The message is a sentence for the report.
+struct LabCallFailure : std::runtime_error {
+  enum class Kind { CudaError, ContextLost, Exception, Crashed, TimedOut, Garbage, NoKernel, Refused };
+  Kind kind;
+  std::vector<std::string> notes;
+  LabCallFailure(Kind k, const std::string& message, std::vector<std::string> n = {})
+      : std::runtime_error(message), kind(k), notes(std::move(n)) {}
+};
+
+struct GuardState {
+  size_t overwritten = 0;  // guard words that changed
+  size_t first = 0;        // index, counted from the buffer's start, of the first changed one
+};
+
+struct LabCallResult {
+  std::vector<std::vector<uint8_t>> data;  // per buffer: its elements (empty when not returned)
+  std::vector<GuardState> guards;          // per buffer
+  std::vector<wire::Launch> launches;      // what the lab's code launched
+  uint64_t launches_total = 0;
+  std::vector<std::string> notes;          // what the runner noticed (the CPU backend's emulator)
+
+  std::vector<float> floats(size_t buffer) const;
+  std::vector<uint32_t> u32s(size_t buffer) const;
+  std::vector<int32_t> i32s(size_t buffer) const;
+};
+
+class LabCall {
+ public:
+  LabCall(std::string function, int lab) : function_(std::move(function)), lab_(lab) {}
+
+  // An input the runner makes from the seed (see wire::Fill); the checker makes the same
+  // values with make_input() below for its reference.
+  size_t random_input(const std::string& name, wire::ElemType type, size_t count, const wire::Fill& fill);
+  // An input the checker writes (values that are not random: sorted, all equal, ...).
+  size_t data_input(const std::string& name, const std::vector<float>& values);
+  size_t data_input(const std::string& name, const std::vector<uint8_t>& values);
+  size_t data_input(const std::string& name, wire::ElemType type, const void* bytes, size_t count);
+  // An output, poisoned before the call. return_data = false brings back only its guards.
+  size_t output(const std::string& name, wire::ElemType type, size_t count, bool return_data = true);
+  void scalar(int64_t v) { request_.scalars.push_back(v); }
+
+  // Runs the call in the current kernel runner (starting one if needed). A call in which
+  // no kernel was launched, or that brought more GPU data to the host than a few bytes or an
+  // eighth of its input, fails with Kind::NoKernel.
+  LabCallResult run();
+
+  const std::string& function() const { return function_; }
+  wire::CallRequest& request() { return request_; }
+  const wire::CallRequest& request() const { return request_; }
+  const std::vector<std::vector<uint8_t>>& data_for_timing() const { return data_; }
+
+ private:
+  size_t add(wire::BufferSpec spec, const void* data);
+  std::string function_;
+  int lab_;
+  wire::CallRequest request_;
+  std::vector<std::vector<uint8_t>> data_;  // Data inputs, by buffer (empty for others)
+};
+
+// The launches of the last call that got as far as a reply (for the report), then cleared.
+std::vector<wire::Launch> take_last_launches(uint64_t& total);
+
+// The values a Random fill gives, as the runner makes them.
+std::vector<float> make_input_f32(size_t count, const wire::Fill& fill);
+std::vector<uint8_t> make_input_u8(size_t count, const wire::Fill& fill);
+std::vector<uint32_t> make_input_u32(size_t count, const wire::Fill& fill);
+
+// A fill with the checker's conventions: uniform in [lo, hi) on `stream`.
+wire::Fill uniform_fill(uint64_t seed, uint64_t stream, float lo, float hi);
+
+// "wrote past the end of <name>" verdicts for every buffer whose guards changed.
+void add_guard_verdicts(CheckResult& r, const LabCall& call, const LabCallResult& res);
+void add_guard_verdict(CheckResult& r, const LabCall& call, const LabCallResult& res, size_t buffer,
+                       const std::string& described_as);
+
+}  // namespace cudalab

@@ -1,0 +1,109 @@
+#include "matrix_reference.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "fill.h"
+#include "parallel.h"
+
+namespace cudalab {
+
+// The same bits the kernel runner makes from this seed (a Random fill, common/fill.h): the
+// reference is computed from exactly the input the student's code received.
+std::vector<float> matrix_input(size_t rows, size_t cols, uint64_t seed, uint64_t stream, float lo, float hi) {
+  wire::Fill f;
+  f.kind = wire::FillKind::Random;
+  f.seed = seed;
+  f.stream = stream;
+  f.lo = lo;
+  f.hi = hi;
+  const size_t n = rows * cols;
+  const uint64_t key = wire::fill_key(f);
+  std::vector<float> m(n);
+  parallel_for(n, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) m[i] = wire::random_value(f, key, i, n);
+  });
+  return m;
+}
+
+std::string tile_block_name(size_t row, size_t col, size_t tile) {
+  return "block (" + std::to_string(col / tile) + ", " + std::to_string(row / tile) + ")";
+}
+
+void cpu_transpose(const float* in, float* out, size_t rows, size_t cols) {
+  constexpr size_t T = 32;  // a 32 x 32 tile of each matrix fits in L1 with room to spare
+  for (size_t r0 = 0; r0 < rows; r0 += T)
+    for (size_t c0 = 0; c0 < cols; c0 += T) {
+      const size_t r1 = std::min(rows, r0 + T), c1 = std::min(cols, c0 + T);
+      for (size_t r = r0; r < r1; ++r)
+        for (size_t c = c0; c < c1; ++c) out[c * rows + r] = in[r * cols + c];
+    }
+}
+
+std::vector<size_t> all_rows(size_t M) {
+  std::vector<size_t> rows(M);
+  for (size_t i = 0; i < M; ++i) rows[i] = i;
+  return rows;
+}
+
+std::vector<size_t> sample_rows(size_t M, size_t tile, size_t count, uint64_t seed) {
+  std::vector<size_t> rows;
+  auto add = [&](size_t r) {
+    if (r < M && std::find(rows.begin(), rows.end(), r) == rows.end()) rows.push_back(r);
+  };
+  // Where tiled kernels go wrong: the edges of the first tile, of the last full tile,
+  // and of the partial tile after it.
+  const size_t full = M - M % tile;
+  // (full - 1 and M - 2 wrap around for tiny M: add() drops them, being >= M.)
+  for (size_t r : {size_t(0), size_t(1), tile - 1, tile, full - 1, full, M - 2, M - 1}) add(r);
+  for (uint64_t i = 0; rows.size() < std::min(count, M) && i < 64 * count; ++i)
+    add(size_t(mix64(seed ^ (0x5EED0000ull + i)) % M));
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+ProductRows product_reference(const std::vector<float>& A, const std::vector<float>& B, size_t M, size_t N, size_t K,
+                              std::vector<size_t> rows) {
+  (void)M;
+  ProductRows p;
+  p.rows = std::move(rows);
+  p.value.assign(p.rows.size() * N, 0.0);
+  p.abs_dot.assign(p.rows.size() * N, 0.0);
+  // Give each thread at least about a million multiply-adds, so tiny products run inline.
+  const size_t per_row = std::max<size_t>(1, N * K);
+  const size_t min_rows = std::max<size_t>(1, (size_t(1) << 20) / per_row);
+  parallel_for(
+      p.rows.size(),
+      [&](size_t begin, size_t end) {
+        for (size_t r = begin; r < end; ++r) {
+          const float* a = &A[p.rows[r] * K];
+          double* v = &p.value[r * N];
+          double* s = &p.abs_dot[r * N];
+          // i-k-j order: row k of B is read contiguously, and the loop over j vectorizes.
+          for (size_t k = 0; k < K; ++k) {
+            const double aik = a[k], abs_aik = std::fabs(aik);
+            const float* b = &B[k * N];
+            for (size_t j = 0; j < N; ++j) {
+              v[j] += aik * double(b[j]);
+              s[j] += abs_aik * std::fabs(double(b[j]));
+            }
+          }
+        }
+      },
+      min_rows);
+  return p;
+}
+
+void cpu_matmul_rows(const float* A, const float* B, float* C, size_t N, size_t K, size_t row_begin, size_t row_end) {
+  for (size_t i = row_begin; i < row_end; ++i) {
+    float* c = C + i * N;
+    std::fill(c, c + N, 0.0f);
+    for (size_t k = 0; k < K; ++k) {
+      const float aik = A[i * K + k];
+      const float* b = B + k * N;
+      for (size_t j = 0; j < N; ++j) c[j] += aik * b[j];
+    }
+  }
+}
+
+}  // namespace cudalab

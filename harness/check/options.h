@@ -1,0 +1,41 @@
+// The lab binary's command line.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+struct Options {
+  std::optional<uint64_t> seed;           // --seed N
+  std::optional<std::vector<size_t>> size;// --size N | RxC | MxNxK
+  std::string only;                       // --only ID
+  bool timing = true;                     // --no-timing
+  // --all: run the expensive checks even when smaller ones already fail. Without it, and only
+  // when stdout is a terminal (a student at `make labN`), they are left out with a note; the
+  // grader, the tests and anything else reading a pipe or a file always get every check.
+  bool all = false;
+  std::string json_path;                  // --json PATH
+  bool list = false;                      // --list
+  bool help = false;                      // --help
+  std::string schedule;                   // --schedule in-order|reverse|random:SEED (CPU backend)
+  // The kernel runner (issue 8): which program, under which command, with what time limit.
+  std::string runner;                     // --runner PATH (default: beside the lab, see run_checks.cpp)
+  std::vector<std::string> runner_wrap;   // --runner-wrap WORD, repeated: the runner's command prefix
+  double check_timeout = 0;               // --check-timeout SECONDS per check (0: none)
+};
+
+// Parses argv. Throws UsageError with a message naming the problem and the fix.
+Options parse_options(int argc, const char* const* argv);
+
+// "1025" -> {1025}; "1000x1000" -> {1000, 1000}; "2^30" -> {1073741824}. Throws UsageError.
+std::vector<size_t> parse_size(const std::string& text);
+
+std::string usage_text(const std::string& program, int lab, const std::string& size_syntax);
+
+struct UsageError {
+  std::string message;
+};
+
+}  // namespace cudalab

@@ -1,0 +1,367 @@
+#include "run_checks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "lab_call.h"
+#include "options.h"
+#include "random.h"
+#include "report_channel.h"
+#include "run_record.h"
+#include "runner_session.h"
+#include "schedule_probe.h"
+#include "suite.h"
+#include "terminal_report.h"
+
+namespace cudalab {
+namespace {
+
+bool cpu_backend() {
+#ifdef CUDALAB_BACKEND_CPU
+  return true;
+#else
+  return false;
+#endif
+}
+
+// Text the runner sent (its source file name) is shown only as printable ASCII.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (c >= 32 && c < 127) ? c : '?';
+  return out;
+}
+
+std::string dims_text(const uint32_t d[3]) {
+  std::string t = std::to_string(d[0]);
+  if (d[1] != 1 || d[2] != 1)
+    t = "(" + t + ", " + std::to_string(d[1]) + (d[2] != 1 ? ", " + std::to_string(d[2]) : "") + ")";
+  return t;
+}
+
+// "2 launches: reduce_level_kernel<<<1025, 256>>>, reduce_level_kernel<<<2, 256>>>"
+std::string launch_summary(const std::vector<wire::Launch>& launches, uint64_t total) {
+  if (total == 0) return "";
+  std::string s = std::to_string(total) + (total == 1 ? " launch: " : " launches: ");
+  for (size_t i = 0; i < launches.size() && i < 4; ++i) {
+    const auto& l = launches[i];
+    s += (i ? ", " : "") + printable(l.kernel) + "<<<" + dims_text(l.grid) + ", " + dims_text(l.block) +
+         (l.shared_bytes ? ", " + std::to_string(l.shared_bytes) : "") + ">>>";
+  }
+  if (total > 4) s += ", ...";
+  return s;
+}
+
+// The cases this run executes: the suite's table, one --only case, or one --size case.
+CheckCase barriers_case();
+
+std::vector<CheckCase> select_cases(const LabSuite& suite, const Options& opt) {
+  std::vector<CheckCase> cases = suite.cases;
+  if (opt.size) {
+    Shape shape{*opt.size};
+    if (shape.dims.size() != suite.size_dims)
+      throw UsageError{"lab " + std::to_string(suite.number) + " takes --size " + suite.size_syntax};
+    if (std::string why = suite.reject_shape ? suite.reject_shape(shape) : ""; !why.empty())
+      throw UsageError{"--size " + shape.text() + ": " + why};
+    cases = {CheckCase{"size", "the size you asked for with --size", shape, false}};
+  }
+  if (!opt.only.empty()) {
+    auto it = std::find_if(cases.begin(), cases.end(), [&](const CheckCase& c) { return c.id == opt.only; });
+    if (it == cases.end()) {
+      std::string ids;
+      for (const auto& c : suite.cases) ids += (ids.empty() ? "" : ", ") + c.id;
+      throw UsageError{"there is no check '" + opt.only + "' in lab " + std::to_string(suite.number) +
+                       "; the checks are: " + ids};
+    }
+    cases = {*it};
+  }
+  if (!opt.size && opt.only.empty()) cases.push_back(barriers_case());
+  return cases;
+}
+
+// A verdict over the whole run: no barrier divergence in any check. The CPU backend's emulator
+// sees every __syncthreads() every thread reaches and notes a barrier that some threads of a
+// block never reach (inside an `if` not all of them enter, after a `return`); a GPU hangs or
+// goes on silently. A check of its own, so that a rubric can give it points.
+CheckCase barriers_case() {
+  return CheckCase{"barriers", "every thread of a block reaches the same __syncthreads()", Shape{}, false};
+}
+
+CheckResult barriers_verdict(const std::vector<CheckOutcome>& done) {
+  CheckResult r;
+  if (!cpu_backend()) {
+    r.status = Status::Skipped;
+    r.message = "judged on the CPU backend; on a GPU, make labN CHECK=synccheck finds barrier divergence";
+    return r;
+  }
+  // One note per barrier (file:line), whichever block and check it came from.
+  std::vector<std::string> seen;
+  // A run in which nothing passed (a stub) has shown no barrier worth judging.
+  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) { return o.result.status == Status::Pass; })) {
+    r.status = Status::NotRun;
+    r.message = "not judged: no check passed, so no barrier of yours was seen at work";
+    return r;
+  }
+  for (const auto& o : done)
+    for (const auto& n : o.result.notes) {
+      const size_t at = n.find("barrier divergence at ");
+      if (at == std::string::npos) continue;
+      const std::string where = n.substr(at, n.find(' ', at + 22) - at);
+      if (std::find(seen.begin(), seen.end(), where) != seen.end()) continue;
+      seen.push_back(where);
+      r.notes.push_back(n);
+    }
+  if (r.notes.empty()) {
+    r.status = Status::Pass;
+    r.message = "every thread reached every __syncthreads() of its block, in every check";
+  } else {
+    r.status = Status::Fail;
+    r.message = "barrier divergence: some threads of a block skipped a __syncthreads() the others waited at. A GPU "
+                "does not define what happens then (a hang, or wrong results); move the barrier out of the if";
+  }
+  return r;
+}
+
+CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
+  CheckResult r;
+  uint64_t ignored = 0;
+  take_last_launches(ignored);
+  if (cpu_backend() && c.large) {
+    r.status = Status::Skipped;
+    r.message = "too large to emulate quickly on the CPU; runs on a GPU";
+    return r;
+  }
+  try {
+    r = suite.run(c, derive_seed(seed, c.id.c_str()));
+    if (schedule_probe_applies(c)) {
+      uint64_t total = 0;
+      const auto launches = take_last_launches(total);  // the in-order run's, for the report
+      probe_schedules(suite, c, derive_seed(seed, c.id.c_str()), r);
+      r.launches = launch_summary(launches, total);
+      return r;
+    }
+  } catch (const LabCallFailure& f) {
+    r = CheckResult{};
+    r.status = Status::Error;
+    r.message = f.what();
+    r.notes = f.notes;
+    if (f.kind == LabCallFailure::Kind::ContextLost) {
+      context_lost = true;
+      r.notes.push_back("this error breaks the GPU context: the next check runs in a fresh process");
+    }
+  } catch (const std::exception& e) {
+    r = CheckResult{};
+    r.status = Status::Error;
+    r.message = e.what();
+  }
+  uint64_t total = 0;
+  const auto launches = take_last_launches(total);
+  r.launches = launch_summary(launches, total);
+  return r;
+}
+
+// The checks worth leaving out when smaller ones already fail: the CPU backend's `large` ones,
+// and any case of 2^24 elements or more (2^30 MACs for a matrix product), which take seconds
+// of input generation and reference work while the small ones take milliseconds.
+bool expensive(const CheckCase& c) {
+  if (c.large) return true;
+  if (c.shape.dims.empty()) return false;
+  const double work = c.shape.dims.size() == 3 ? double(c.shape.dims[0]) * c.shape.dims[1] * c.shape.dims[2]
+                                               : double(c.shape.elements());
+  return work >= (c.shape.dims.size() == 3 ? double(size_t(1) << 30) : double(size_t(1) << 24));
+}
+
+CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
+  const auto start = std::chrono::steady_clock::now();
+  CheckResult r = run_one_untimed(suite, c, seed, context_lost);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed) {
+  TimingReport t;
+  if (!opt.timing) {
+    t.status = "skipped";
+    t.note = "not timed (--no-timing)";
+    return t;
+  }
+  if (cpu_backend()) {
+    t.status = "emulated";
+    t.note = "emulated: no speedup measured (the CPU backend checks correctness; time your code on a GPU)";
+    return t;
+  }
+  // Say why, for each reason: "fix the failing checks" is no help when no check could run.
+  if (!rec.device.usable) {
+    t.status = "skipped";
+    t.note = "not timed: there is no usable GPU (see the message above)";
+    return t;
+  }
+  if (rec.count(Status::Pass) + rec.count(Status::Skipped) != rec.checks.size()) {
+    t.status = "skipped";
+    t.note = "not timed: fix the failing checks first (the speed of a wrong answer means nothing)";
+    return t;
+  }
+#ifndef CUDALAB_BACKEND_CPU
+  try {
+    TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt};
+    t = lab_timing(req);
+  } catch (const std::exception& e) {
+    t = TimingReport{};
+    t.status = "error";
+    t.note = std::string("timing stopped: ") + e.what();
+  }
+#else
+  (void)seed;
+#endif
+  return t;
+}
+
+// The runner make builds beside this checker: build/<backend>/check/labN serves
+// build/<backend>/labs/labN-runner unless --runner names another.
+std::string default_runner_path(const std::string& checker) {
+  std::string dir = checker.substr(0, checker.find_last_of('/') + 1);
+  std::string name = checker.substr(checker.find_last_of('/') + 1);
+  if (dir.size() >= 6 && dir.compare(dir.size() - 6, 6, "check/") == 0) dir = dir.substr(0, dir.size() - 6) + "labs/";
+  return dir + name + "-runner";
+}
+
+}  // namespace
+
+int run_lab(int argc, char** argv) {
+  const LabSuite& suite = lab_suite();
+  Options opt;
+  std::vector<CheckCase> cases;
+  try {
+    opt = parse_options(argc, argv);
+    if (opt.help) {
+      std::fputs(usage_text(argv[0], suite.number, suite.size_syntax).c_str(), stdout);
+      return kAllPassed;
+    }
+    cases = select_cases(suite, opt);
+    if (!opt.schedule.empty()) {
+#ifdef CUDALAB_BACKEND_CPU
+      const std::string& s = opt.schedule;
+      const bool known = s == "in-order" || s == "reverse" ||
+                         (s.rfind("random:", 0) == 0 && s.size() > 7 &&
+                          s.find_first_not_of("0123456789", 7) == std::string::npos);
+      if (!known) throw UsageError{"--schedule '" + opt.schedule + "': use in-order, reverse or random:SEED"};
+#else
+      throw UsageError{"--schedule changes the CPU backend's thread order; a GPU schedules threads itself"};
+#endif
+    }
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.message.c_str());
+    return kUsage;
+  }
+  if (opt.list) {
+    std::vector<CheckCase> all = suite.cases;
+    all.push_back(barriers_case());
+    for (const auto& c : all) std::printf("%-26s %-24s %s\n", c.id.c_str(), c.shape.text().c_str(), c.title.c_str());
+    return kAllPassed;
+  }
+
+  RunRecord rec;
+  rec.lab = suite.number;
+  rec.title = suite.title;
+  rec.backend = cpu_backend() ? "cpu" : "cuda";
+  rec.program = argv[0];
+  rec.seed = opt.seed ? *opt.seed : fresh_seed();
+
+  // The kernel runner: the lab file's own process (harness/run). Its first words say where
+  // kernels run; a runner that does not start is every check's error.
+  RunnerConfig runner_cfg;
+  runner_cfg.program = opt.runner.empty() ? default_runner_path(argv[0]) : opt.runner;
+  runner_cfg.wrap = opt.runner_wrap;
+  runner_cfg.timeout_seconds = opt.check_timeout;
+  if (!opt.schedule.empty()) runner_cfg.extra_env.push_back("CUDALAB_SCHEDULE=" + opt.schedule);
+  runner_configure(runner_cfg, suite.number);
+  std::string runner_problem;
+  try {
+    const wire::Hello& hello = runner().hello();
+    rec.source = printable(hello.source);
+    rec.tool = printable(hello.tool);
+    rec.device = hello.device;
+    rec.device.name = printable(rec.device.name);
+  } catch (const std::exception& e) {
+    runner_problem = e.what();
+    rec.device.usable = false;
+    rec.device.problem = runner_problem;
+  }
+
+  size_t id_width = 10, size_width = 10;
+  for (const auto& c : cases) {
+    id_width = std::max(id_width, c.id.size());
+    size_width = std::max(size_width, c.shape.text().size() + 2);
+  }
+  TerminalReport out(stdout, id_width, size_width);
+  out.header(rec);
+
+  bool context_lost = false;
+  if (!rec.device.usable) {
+    out.line("  " + rec.device.problem);
+    out.line("");
+    for (const auto& c : cases) {
+      CheckResult r;
+      r.status = Status::NotRun;
+      r.message = "not run: " + (runner_problem.empty() ? std::string("no usable GPU") : runner_problem);
+      rec.checks.push_back({c, r});
+    }
+  } else {
+    std::string last_error, last_error_check;  // one message per cause (below)
+    // Fail fast, for a student at a terminal: once a check has failed, the expensive ones are
+    // left out (--all runs them). Anything reading a pipe or a file (the grader, the tests)
+    // gets every check.
+    const bool fail_fast = !opt.all && isatty(STDOUT_FILENO);
+    size_t left_out = 0;
+    for (const auto& c : cases) {
+      if (fail_fast && expensive(c) &&
+          rec.count(Status::Fail) + rec.count(Status::Error) + rec.count(Status::NotRun) > 0) {
+        CheckResult r;
+        r.status = Status::Skipped;
+        r.message = "left out: the smaller checks fail; --all runs them";
+        rec.checks.push_back({c, r});
+        ++left_out;
+        continue;
+      }
+      CheckResult r = c.id == "barriers" ? barriers_verdict(rec.checks) : run_one(suite, c, rec.seed, context_lost);
+      // An error that repeats an earlier check's word for word (a kernel that faults at every
+      // size) points back to the first instead of saying it all again.
+      if (r.status == Status::Error && r.message == last_error) {
+        r.message = "the same error as check " + last_error_check;
+        r.notes.clear();
+      } else if (r.status == Status::Error) {
+        last_error = r.message;
+        last_error_check = c.id;
+      } else {
+        last_error.clear();
+      }
+      rec.checks.push_back({c, r});
+      out.check(rec.checks.back());
+    }
+    if (left_out)
+      out.line("  " + std::to_string(left_out) + (left_out == 1 ? " larger check" : " larger checks") +
+               " left out: the smaller checks fail (ARGS=--all runs them)");
+  }
+  out.summary(rec);
+  const auto timing_start = std::chrono::steady_clock::now();
+  rec.timing = run_timing(opt, rec, rec.seed);
+  rec.timing.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_start).count();
+  out.timing(rec.timing);
+  runner_finish();
+
+  std::string json = to_json(rec);
+  if (!opt.json_path.empty()) {
+    std::ofstream f(opt.json_path);
+    if (!(f << json << "\n")) std::fprintf(stderr, "could not write the JSON report to %s\n", opt.json_path.c_str());
+  }
+  report_channel_send(json);
+
+  if (!rec.device.usable) return runner_problem.empty() ? kNoDevice : kCheckFailed;
+  if (context_lost) return kContextLost;
+  if (rec.timing.status == "wrong_answer") return kCheckFailed;
+  return rec.count(Status::Pass) + rec.count(Status::Skipped) == rec.checks.size() ? kAllPassed : kCheckFailed;
+}
+
+}  // namespace cudalab

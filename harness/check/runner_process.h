@@ -1,0 +1,44 @@
+// The kernel runner as the checker sees it: a child process started from the runner program
+// (under an optional wrapper command: a debugger, the grader's sandbox), holding the other end
+// of a socket on descriptor wire::kRunnerFd. One runner serves checks until it fails; then it
+// is killed and the next check gets a fresh one.
+#pragma once
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "protocol.h"
+
+namespace cudalab {
+
+struct RunnerConfig {
+  std::string program;                // the runner binary
+  std::vector<std::string> wrap;      // command words before it
+  std::vector<std::string> extra_env; // NAME=value added to the runner's environment
+  double timeout_seconds = 0;         // per request (0: none)
+};
+
+class RunnerProcess {
+ public:
+  // Starts the runner and reads its Hello. Throws std::runtime_error saying why it could not.
+  explicit RunnerProcess(const RunnerConfig& config);
+  ~RunnerProcess();
+  RunnerProcess(const RunnerProcess&) = delete;
+  RunnerProcess& operator=(const RunnerProcess&) = delete;
+
+  const wire::Hello& hello() const { return hello_; }
+  int socket() const { return sock_; }
+  int timeout_ms() const { return timeout_ms_; }
+  // Kills the runner (its whole process group) and says how it had ended, if it had:
+  // "was killed by signal 11 (Segmentation fault)", "exited with status 1", or "".
+  std::string stop();
+
+ private:
+  pid_t pid_ = -1;
+  int sock_ = -1;
+  int timeout_ms_ = -1;
+  wire::Hello hello_;
+};
+
+}  // namespace cudalab

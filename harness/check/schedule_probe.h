@@ -1,0 +1,20 @@
+// On the CPU backend, a check's verdict is tried again with the emulator's threads and blocks
+// in another order (reverse, in a fresh runner). A GPU runs threads and blocks in an order no
+// one promises; code whose result depends on the order has a race, and a verdict that changes
+// with the order is named as one:
+//   passes in order, fails reversed -> the check fails: "a race: ...";
+//   fails in order, passes reversed -> a note: a __syncthreads() is missing, or blocks read
+//                                      what other blocks write.
+#pragma once
+#include <cstdint>
+
+#include "suite.h"
+
+namespace cudalab {
+
+// Whether the probe runs for this check (CPU backend, no --schedule given, a size the
+// emulator runs twice in well under a second).
+bool schedule_probe_applies(const CheckCase& c);
+void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, CheckResult& r);
+
+}  // namespace cudalab

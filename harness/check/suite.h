@@ -1,0 +1,70 @@
+// What a lab's check suite is: a table of cases (data) and one function that runs a case.
+// Each harness/suites/labN_checks.cpp defines lab_suite(); the runner does the rest.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "timing_report.h"
+
+namespace cudalab {
+
+// A problem size: {n}, {rows, cols} or {M, N, K}.
+struct Shape {
+  std::vector<size_t> dims;
+  std::string text() const;  // "1,048,577" or "1000 x 1000" or "M 1000, N 1000, K 1000"
+  size_t elements() const;   // product of dims
+};
+
+enum class Status { Pass, Fail, Error, NotRun, Skipped };
+const char* status_name(Status s);  // "pass", "fail", "error", "not_run", "skipped"
+
+struct Mismatch {
+  size_t index = 0;       // flat index into the output
+  std::string where;      // "[1023]" or "(row 31, col 999)"
+  double expected = 0;
+  double got = 0;
+  std::string owner;      // "block 0, thread 1023" (empty when unknown)
+};
+
+struct CheckResult {
+  Status status = Status::NotRun;
+  std::string message;              // one line a student can act on
+  std::vector<std::string> notes;   // further lines: patterns, hints
+  double max_error = 0;
+  double tolerance = 0;
+  std::vector<Mismatch> mismatches; // the first few wrong elements
+  std::string launches;             // what the lab's code launched ("2 launches: k<<<4, 256>>>, ...")
+  double seconds = 0;               // wall time the check took, inputs and reference included
+};
+
+struct CheckCase {
+  std::string id;     // stable, for --only and for grading rubrics
+  std::string title;  // what the case is for, e.g. "blockDim + 1: one element in a second block"
+  Shape shape;
+  bool large = false; // too large for the CPU backend's time budget
+};
+
+struct TimingRequest {
+  uint64_t seed = 0;
+  std::optional<Shape> shape;  // --size overrides the lab's timed size
+};
+
+struct LabSuite {
+  int number = 0;
+  std::string title;        // "multi-level sum"
+  std::string size_syntax;  // how --size is written: "N", "ROWSxCOLS", "MxNxK"
+  size_t size_dims = 1;     // how many numbers --size takes
+  std::vector<CheckCase> cases;
+  std::function<CheckResult(const CheckCase&, uint64_t seed)> run;
+  // Returns "" when the shape can be run, otherwise why not and what to do instead.
+  std::function<std::string(const Shape&)> reject_shape;
+};
+
+const LabSuite& lab_suite();                     // defined by suites/labN_checks.cpp
+TimingReport lab_timing(const TimingRequest&);   // defined by suites/labN_timing.cu (GPU build)
+
+}  // namespace cudalab

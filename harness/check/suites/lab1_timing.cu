@@ -1,0 +1,70 @@
+// Lab 1's timing: the student's kernel (timed in the kernel runner, every repetition on inputs
+// of its own and checked), what copying the input from the host costs, one CPU core, the
+// harness's naive kernel and CUB, against the copy bandwidth.
+#include <cuda_runtime.h>
+
+#include <random>
+#include <string>
+
+#include "cuda_errors.h"
+#include "cudalab/lab1.h"
+#include "device_array.h"
+#include "diagnose.h"
+#include "random.h"
+#include "suite.h"
+#include "sum_baselines.h"
+#include "sum_reference.h"
+#include "timed_call.h"
+#include "timer.h"
+#include "tolerance.h"
+
+namespace cudalab {
+
+TimingReport lab_timing(const TimingRequest& req) {
+  const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MB: five times the H100's L2
+  const size_t bytes = n * sizeof(float), blocks = lab1::num_blocks(n);
+  SumTimingReport t(n);
+
+  auto fill_of = [&](int rep) { return sum_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str())); };
+  size_t sums = 0;
+  std::mt19937_64 pick(req.seed);  // which blocks each repetition is checked on, chosen after it ran
+  const StudentTiming student = time_lab_calls(
+      [&](int rep) {
+        LabCall call("lab1::block_sums", 1);
+        call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
+        sums = call.output("d_block_sums", wire::ElemType::F32, blocks);
+        call.scalar(int64_t(n));
+        return call;
+      },
+      [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {
+        const std::vector<float> got = res.floats(sums);
+        for (int k = 0; k < 64; ++k) {
+          const size_t b = k == 0 ? blocks - 1 : pick() % blocks;
+          const size_t begin = b * lab1::kBlockSize, end = std::min(n, begin + lab1::kBlockSize);
+          const SumReference ref = range_sum_reference(n, fill_of(rep), begin, end);
+          if (!within(ref.sum, got[b], sum_tolerance(end - begin, ref.abs_sum)))
+            return "block sum " + with_commas(b) + " is " + std::to_string(got[b]) + ", expected " + std::to_string(ref.sum);
+        }
+        return "";
+      },
+      t.student_config());
+  if (!t.add_student(student, "your kernel (block sums)")) return t.report;
+
+  // What a program that starts with the data on the host pays first.
+  const std::vector<float> input = sum_input(n, req.seed);
+  DeviceArray device_input("the timing input", n);
+  Timing h2d = time_gpu(
+      [&] {
+        require(cudaMemcpy(device_input.get(), input.data(), bytes, cudaMemcpyHostToDevice), "host-to-device copy");
+      },
+      TimerConfig{3, 5, false});
+  t.add("host-to-device copy of the input", "end_to_end", h2d.median_ms,
+        "pageable host memory, over PCIe; median of 5 after 3 warm-ups, L2 not flushed");
+  t.add("end to end: the copy in, then your kernel", "end_to_end", h2d.median_ms + student.median_ms,
+        "the two rows above added: keep data on the GPU between kernels");
+
+  t.add_comparisons(input, device_input.get());
+  return t.report;
+}
+
+}  // namespace cudalab

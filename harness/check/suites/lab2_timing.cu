@@ -1,0 +1,60 @@
+// Lab 2's timing: the student's two launches (timed in the kernel runner, every repetition on
+// inputs of its own and checked), one CPU core, the harness's naive kernel and CUB, against the
+// copy bandwidth.
+//
+// One call of lab2::shared_sum sums at most 1024^2 floats (4 MiB), which fits in the L2 cache
+// several times over. To time DRAM rather than a launch, the timed work is 64 calls over
+// consecutive slices of one 256 MiB array (five times the H100's 50 MB L2), each summing the
+// most the lab allows (harness/run/lab2_entry.cpp makes the calls); the other rows sum the same
+// 256 MiB in one go. --size N sets the slice (at most 1024^2); the calls then cover
+// min(64, 2^26 / N) slices, at least one.
+#include <algorithm>
+#include <string>
+
+#include "cudalab/lab2.h"
+#include "device_array.h"
+#include "diagnose.h"
+#include "random.h"
+#include "suite.h"
+#include "sum_baselines.h"
+#include "sum_reference.h"
+#include "timed_call.h"
+
+namespace cudalab {
+
+TimingReport lab_timing(const TimingRequest& req) {
+  const size_t slice = req.shape ? req.shape->dims[0] : lab2::kMaxElements;  // the checks rejected > kMax
+  const size_t calls = std::clamp<size_t>((size_t(1) << 26) / slice, 1, 64);
+  const size_t n = calls * slice;
+  SumTimingReport t(n, ", your code as " + with_commas(calls) + " calls of " + with_commas(slice));
+
+  auto fill_of = [&](int rep) { return sum_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str())); };
+  size_t total = 0;
+  const StudentTiming student = time_lab_calls(
+      [&](int rep) {
+        LabCall call("lab2::shared_sum", 2);
+        call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
+        call.output("d_block_sums", wire::ElemType::F32, lab2::num_blocks(slice), false);
+        total = call.output("d_sum", wire::ElemType::F32, 1);
+        call.scalar(int64_t(slice));
+        call.scalar(int64_t(calls));
+        return call;
+      },
+      // Each call writes the same d_sum: after the last it holds the last slice's sum.
+      [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {
+        const SumReference exact = range_sum_reference(n, fill_of(rep), n - slice, n);
+        CheckResult r = check_sum(exact.sum, exact.abs_sum, res.floats(total)[0], slice, nullptr);
+        return r.status == Status::Pass ? "" : "the last call's d_sum: " + r.message;
+      },
+      t.student_config());
+  if (!t.add_student(student, "your two launches, " + with_commas(calls) + " calls",
+                     calls > 1 ? "each call sums at most 1024^2 elements (lab 3 lifts this)" : ""))
+    return t.report;
+
+  DeviceArray input("the timing input", n);
+  input.fill(sum_fill(req.seed));
+  t.add_comparisons(sum_input(n, req.seed), input.get());
+  return t.report;
+}
+
+}  // namespace cudalab

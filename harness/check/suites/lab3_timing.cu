@@ -1,0 +1,46 @@
+// Lab 3's timing: the student's multi-level sum (timed in the kernel runner, every repetition
+// on inputs of its own and checked), one CPU core, the harness's naive kernel and CUB, against
+// the copy bandwidth. The reference must reach half of that bandwidth here.
+#include <string>
+
+#include "device_array.h"
+#include "cudalab/lab3.h"
+#include "diagnose.h"
+#include "random.h"
+#include "suite.h"
+#include "sum_baselines.h"
+#include "sum_reference.h"
+#include "timed_call.h"
+
+namespace cudalab {
+
+TimingReport lab_timing(const TimingRequest& req) {
+  const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MB: five times the H100's L2
+  SumTimingReport t(n);
+
+  auto fill_of = [&](int rep) { return sum_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str())); };
+  size_t total = 0;
+  const StudentTiming student = time_lab_calls(
+      [&](int rep) {
+        LabCall call("lab3::multilevel_sum", 3);
+        call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
+        call.output("d_scratch", wire::ElemType::F32, lab3::scratch_elements(n), false);
+        total = call.output("d_sum", wire::ElemType::F32, 1);
+        call.scalar(int64_t(n));
+        return call;
+      },
+      [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {
+        const SumReference exact = sum_reference(n, fill_of(rep));
+        CheckResult r = check_sum(exact.sum, exact.abs_sum, res.floats(total)[0], n, nullptr);
+        return r.status == Status::Pass ? "" : r.message;
+      },
+      t.student_config());
+  if (!t.add_student(student, "your multi-level sum, all levels")) return t.report;
+
+  DeviceArray input("the timing input", n);
+  input.fill(sum_fill(req.seed));
+  t.add_comparisons(sum_input(n, req.seed), input.get());
+  return t.report;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,134 @@
+// Lab 4's timing: the student's transpose, one CPU core, the harness's naive kernel
+// (coalesced reads, strided writes) and cuBLAS's geam transpose, against the device-to-device
+// copy of the same bytes. Rates count bytes read plus written.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "ceilings.h"
+#include "cuda_errors.h"
+#include "cudalab/lab4.h"
+#include "diagnose.h"
+#include "device_array.h"
+#include "fill.h"
+#include "random.h"
+#include "timed_call.h"
+#include "matrix_reference.h"
+#include "suite.h"
+#include "timer.h"
+
+namespace cudalab {
+namespace {
+
+// The baseline: one thread per element, 32 x 32 threads a block. Neighbouring threads read
+// neighbouring input elements (coalesced) and write output elements `rows` floats apart.
+__global__ void naive_transpose(const float* in, float* out, int rows, int cols) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols) out[size_t(c) * rows + r] = in[size_t(r) * cols + c];
+}
+
+Timing time_naive_transpose(const float* in, float* out, int rows, int cols) {
+  const dim3 block(32, 32), grid((cols + 31) / 32, (rows + 31) / 32);
+  return time_gpu([&] { naive_transpose<<<grid, block>>>(in, out, rows, cols); });
+}
+
+void require_cublas(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + " failed: " + cublasGetStatusString(s));
+}
+
+// cuBLAS is column-major: our row-major rows x cols input is its cols x rows matrix (ld cols),
+// and our cols x rows output its rows x cols matrix (ld rows). C = 1 * op_T(A) + 0 * B with
+// B = C (geam's documented in-place form; B is not read when beta is 0).
+Timing time_cublas_transpose(const float* in, float* out, int rows, int cols) {
+  cublasHandle_t h;
+  require_cublas(cublasCreate(&h), "cublasCreate");
+  const float one = 1.0f, zero = 0.0f;
+  Timing t;
+  try {
+    t = time_gpu([&] {
+      require_cublas(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, in, cols, &zero, out, rows, out, rows),
+                     "cublasSgeam");
+    });
+  } catch (...) {
+    cublasDestroy(h);
+    throw;
+  }
+  cublasDestroy(h);
+  return t;
+}
+
+}  // namespace
+
+TimingReport lab_timing(const TimingRequest& req) {
+  // 10000 x 10000 floats: 400 MB each way, eight times the H100's L2, not a multiple of 32.
+  const size_t rows = req.shape ? req.shape->dims[0] : 10000, cols = req.shape ? req.shape->dims[1] : 10000;
+  const size_t n = rows * cols, bytes = n * sizeof(float);
+
+  TimingReport t;
+  t.status = "measured";
+  t.size = with_commas(rows) + " x " + with_commas(cols) + " floats (" + with_commas(bytes >> 20) + " MiB each way)";
+  t.note = "CUDA events, median of 20 after 3 warm-ups, L2 flushed before each";
+  t.ceiling_name = "device-to-device copy of the same bytes (read + written)";
+  t.ceiling_value = copy_bandwidth_gbs(bytes);
+  t.ceiling_unit = "GB/s";
+  auto row = [&](std::string name, std::string role, double ms, std::string note = "") {
+    double gbs = 2.0 * double(bytes) / (ms * 1e6);  // every element read once and written once
+    // Only GPU kernels are judged against the GPU's memory bandwidth.
+    bool on_gpu = role == "student" || role == "baseline" || role == "vendor";
+    t.rows.push_back({name, role, ms, gbs, "GB/s", on_gpu ? gbs / t.ceiling_value : 0, note});
+  };
+
+  // The student's transpose, in the kernel runner: every repetition on a matrix of its own,
+  // checked exactly on 4,096 elements chosen after it ran.
+  auto fill_of = [&](int rep) {
+    return uniform_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str()), 1, 1.0f, 2.0f);
+  };
+  size_t out_index = 0;
+  std::mt19937_64 pick(req.seed);
+  StudentTimingConfig cfg;
+  cfg.floor_ms = 2.0 * double(bytes) / (1.5 * t.ceiling_value * 1e6);
+  cfg.floor_what = "reading and writing " + with_commas(bytes >> 20) + " MiB at 1.5 times the copy bandwidth";
+  const StudentTiming student = time_lab_calls(
+      [&](int rep) {
+        LabCall call("lab4::transpose", 4);
+        call.random_input("the input matrix", wire::ElemType::F32, n, fill_of(rep));
+        out_index = call.output("d_out", wire::ElemType::F32, n);
+        call.scalar(int64_t(rows));
+        call.scalar(int64_t(cols));
+        return call;
+      },
+      [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {
+        const std::vector<float> out = res.floats(out_index);
+        const wire::Fill f = fill_of(rep);
+        const uint64_t key = wire::fill_key(f);
+        for (int s = 0; s < 4096; ++s) {
+          const size_t i = s == 0 ? n - 1 : pick() % n, r = i / cols, c = i % cols;
+          const float want = wire::random_value(f, key, i, n);
+          if (!(out[c * rows + r] == want))
+            return "element [" + with_commas(c) + "][" + with_commas(r) + "] of the output is " +
+                   std::to_string(out[c * rows + r]) + ", expected " + std::to_string(want);
+        }
+        return "";
+      },
+      cfg);
+  if (!accept_student_timing(student, t)) return t;
+  row("your kernel", "student", student.median_ms);
+
+  const std::vector<float> input = matrix_input(rows, cols, req.seed, /*stream=*/1, 1.0f, 2.0f);
+  std::vector<float> host_out(n);
+  Timing cpu = time_host([&] { cpu_transpose(input.data(), host_out.data(), rows, cols); }, 3);
+  DeviceArray in("the timing input", n), out("the timing output", n);
+  in.fill(uniform_fill(req.seed, 1, 1.0f, 2.0f));
+  const int r = int(rows), c = int(cols);
+  row("one CPU core (32 x 32 blocked loops)", "cpu", cpu.median_ms);
+  row("naive: coalesced reads, strided writes (harness)", "baseline",
+      time_naive_transpose(in.get(), out.get(), r, c).median_ms);
+  row("cuBLAS cublasSgeam transpose", "vendor", time_cublas_transpose(in.get(), out.get(), r, c).median_ms);
+  return t;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,177 @@
+// Lab 6's checks: the 256-bin byte histogram, compared exactly with a CPU histogram.
+//
+// A table of cases, each an input size and a kind of bytes, and one function that runs a case.
+// The kinds: uniform random bytes; every byte equal (32 lanes of every warp on one counter);
+// hot bins (u^8 scaled to 256: half of the bytes are 0, nine in ten below 64); a ramp
+// (i mod 256: every bin the same count, so a lost or doubled stretch of bytes changes many
+// bins alike). d_hist is poisoned (0xFFFFFFFF), never cleared: clearing it is the lab's job.
+// Cases above 2^24 bytes are `large`: the CPU backend skips them, a GPU runs them all.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "cudalab/lab6.h"
+#include "diagnose.h"
+#include "histogram_reference.h"
+#include "lab_call.h"
+#include "suite.h"
+
+namespace cudalab {
+namespace {
+
+constexpr size_t kLargeAbove = size_t(1) << 24;
+
+enum class Bytes { Uniform, Equal, Hot, Ramp };
+
+struct Spec {
+  const char* id;
+  const char* title;
+  size_t n;
+  Bytes bytes;
+};
+
+const std::vector<Spec>& specs() {
+  static const std::vector<Spec> s = {
+      {"one_byte", "n = 1: one byte, one count", 1, Bytes::Uniform},
+      {"seventeen_bytes", "n = 17: one uint4 and one byte past it", 17, Bytes::Uniform},
+      {"fewer_bytes_than_threads", "n = 100: most threads of a block have no byte at all", 100, Bytes::Ramp},
+      {"block_minus_one", "n = 255: one byte short of a 256-thread block", 255, Bytes::Uniform},
+      {"block_plus_one", "n = 257: one byte past a 256-thread block", 257, Bytes::Uniform},
+      {"uint4_block_plus_one", "n = 4,097: one byte past 256 threads x 16 bytes", 4097, Bytes::Uniform},
+      {"ramp_65536", "n = 65,536, byte i = i mod 256: every bin exactly 256", 65536, Bytes::Ramp},
+      {"prime_uniform", "n = 1,000,003 uniform bytes (a prime: a multiple of nothing)", 1000003, Bytes::Uniform},
+      {"all_bytes_equal", "n = 1,000,003 bytes, all equal: every atomic on one bin", 1000003, Bytes::Equal},
+      {"hot_bins", "n = 999,983 skewed bytes: half in bin 0, nine in ten below 64", 999983, Bytes::Hot},
+      {"million_plus_three", "n = 2^20 + 3: three bytes past the last uint4", (size_t(1) << 20) + 3, Bytes::Uniform},
+      {"odd_twelve_million", "n = 12,345,679 uniform bytes", 12345679, Bytes::Uniform},
+      {"large_uniform", "n = 2^28 + 5 uniform bytes (256 MiB)", (size_t(1) << 28) + 5, Bytes::Uniform},
+      {"large_equal", "n = 2^27 + 1 bytes, all equal", (size_t(1) << 27) + 1, Bytes::Equal},
+      {"large_hot", "n = 2^27 + 11 skewed bytes", (size_t(1) << 27) + 11, Bytes::Hot},
+      {"past_2_31", "n = 2^31 + 3 (2 GiB): indices past what an int holds", (size_t(1) << 31) + 3, Bytes::Uniform},
+  };
+  return s;
+}
+
+std::vector<CheckCase> cases() {
+  std::vector<CheckCase> c;
+  for (const Spec& s : specs()) c.push_back(CheckCase{s.id, s.title, Shape{{s.n}}, s.n > kLargeAbove});
+  return c;
+}
+
+// The fill of each random kind (protocol.h: byte = floor(lo + (hi - lo) * u^power)).
+wire::Fill byte_fill(Bytes kind, uint64_t seed) {
+  wire::Fill f = uniform_fill(seed, /*stream=*/6, 0.0f, 256.0f);
+  if (kind == Bytes::Equal) f.lo = f.hi = 173.0f;  // one value, chosen to be no bin's index by accident
+  if (kind == Bytes::Hot) f.power = 8;
+  return f;
+}
+
+std::vector<uint8_t> ramp(size_t n) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = uint8_t(i);
+  return v;
+}
+
+std::string bin_text(size_t b) { return "bin " + std::to_string(b); }
+
+}  // namespace
+
+// Compares the 256 counts exactly and says what the pattern of wrong ones means. Also used by
+// the timing (lab6_timing.cu) to check every timed repetition.
+CheckResult compare_histogram(const ByteHistogram& expected, const std::vector<uint32_t>& got, size_t n) {
+  CheckResult r;
+  size_t wrong = 0, poison = 0, one_short = 0;
+  uint64_t counted = 0;
+  for (size_t b = 0; b < 256; ++b) {
+    const uint32_t e = uint32_t(expected[b]);
+    wrong += got[b] != e;
+    poison += got[b] == kPoisonBits;
+    one_short += got[b] == uint32_t(e - 1u);
+    counted += got[b];
+  }
+  if (wrong == 0) {
+    r.status = Status::Pass;
+    r.message = "all 256 counts are right";
+    return r;
+  }
+  r.status = Status::Fail;
+  for (size_t b = 0; b < 256 && r.mismatches.size() < 5; ++b)
+    if (got[b] != uint32_t(expected[b])) r.mismatches.push_back(Mismatch{b, bin_text(b), double(expected[b]), double(got[b]), ""});
+
+  if (poison == 256) {
+    r.message = "d_hist was never written: all 256 bins still hold the 0xFFFFFFFF they started with";
+    r.notes.push_back("clear d_hist first (TODO 4), then each block adds its counts into it (step 5)");
+  } else if (one_short == 256) {
+    r.message = "every bin is exactly 1 short: d_hist was never set to 0";
+    r.notes.push_back(
+        "d_hist arrives holding 0xFFFFFFFF in every bin (garbage, on purpose), and 0xFFFFFFFF + 1 wraps to 0: "
+        "set it to 0 before the blocks add into it (TODO 4)");
+  } else if (counted > n) {
+    r.message = std::to_string(wrong) + " of 256 bins wrong: counted " + with_commas(counted) + " bytes, but there are only " +
+                with_commas(n) + ": some bytes were counted more than once";
+    r.notes.push_back(
+        "every byte belongs to exactly one thread: is the grid-stride step blockDim.x * gridDim.x (the whole grid), "
+        "and does each block add its shared histogram into d_hist exactly once?");
+  } else if (counted < n) {
+    r.message = std::to_string(wrong) + " of 256 bins wrong: counted " + with_commas(counted) + " of the " + with_commas(n) +
+                " bytes: " + with_commas(n - counted) + " were missed";
+    r.notes.push_back(
+        "counts got lost: is there a __syncthreads() after zeroing the shared histogram (before anyone counts) and "
+        "another before adding it into d_hist? Does the loop reach the last byte (i < n), in every block?");
+  } else {
+    r.message = std::to_string(wrong) + " of 256 bins wrong, though the counts add up to n: bytes went to the wrong bins";
+    r.notes.push_back("the bin of byte value v is v itself: s_hist[in[i]], and bin t goes to d_hist[t]");
+  }
+  return r;
+}
+
+namespace {
+
+CheckResult run(const CheckCase& c, uint64_t seed) {
+  const size_t n = c.shape.dims[0];
+  Bytes kind = Bytes::Uniform;
+  for (const Spec& s : specs())
+    if (c.id == s.id) kind = s.bytes;
+
+  LabCall call("lab6::histogram", 6);
+  ByteHistogram expected;
+  if (kind == Bytes::Ramp) {
+    const std::vector<uint8_t> input = ramp(n);
+    call.data_input("the input array", input);
+    expected = histogram_reference(input);
+  } else {
+    const wire::Fill fill = byte_fill(kind, seed);
+    call.random_input("the input array", wire::ElemType::U8, n, fill);
+    expected = histogram_of_fill(n, fill);
+  }
+  const size_t hist = call.output("d_hist", wire::ElemType::U32, lab6::kBins);  // poisoned: 0xFFFFFFFF
+  call.scalar(int64_t(n));
+  const LabCallResult res = call.run();
+
+  CheckResult r = compare_histogram(expected, res.u32s(hist), n);
+  add_guard_verdict(r, call, res, hist, "d_hist (256 counters)");
+  add_guard_verdict(r, call, res, 0, "");
+  for (const auto& note : res.notes) r.notes.push_back(note);
+  return r;
+}
+
+}  // namespace
+
+const LabSuite& lab_suite() {
+  static const LabSuite suite{
+      6,
+      "the shared-memory histogram",
+      "N",
+      1,
+      cases(),
+      run,
+      [](const Shape& s) -> std::string {
+        return s.dims[0] == 0 || s.dims[0] > 0xFFFFFFFFull ? "lab 6 counts from 1 to 2^32 - 1 bytes (its contract's limit)"
+                                                           : "";
+      },
+  };
+  return suite;
+}
+
+}  // namespace cudalab

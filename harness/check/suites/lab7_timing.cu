@@ -1,0 +1,49 @@
+// Lab 7's timing: the student's grid-stride atomic sum (timed in the kernel runner, every
+// repetition on inputs of its own and checked), one CPU core, the harness's naive kernel and
+// CUB's DeviceReduce::Sum, against the copy bandwidth.
+#include <string>
+
+#include "cudalab/lab7.h"
+#include "device_array.h"
+#include "diagnose.h"
+#include "lab_call.h"
+#include "random.h"
+#include "suite.h"
+#include "sum_baselines.h"
+#include "sum_reference.h"
+#include "timed_call.h"
+
+namespace cudalab {
+
+wire::Fill lab7_fill(uint64_t seed, int signs);  // suites/lab7_checks.cpp
+CheckResult check_atomic_sum(size_t n, const wire::Fill& fill, float got, const std::vector<wire::Launch>& launches);
+
+TimingReport lab_timing(const TimingRequest& req) {
+  const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MiB: five times the H100's L2
+  SumTimingReport t(n);
+
+  auto fill_of = [&](int rep) { return lab7_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str()), 0); };
+  const StudentTiming st = time_lab_calls(
+      [&](int rep) {
+        LabCall call("lab7::atomic_sum", 7);
+        call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
+        call.output("d_sum", wire::ElemType::F32, 1);
+        call.scalar(int64_t(n));
+        return call;
+      },
+      [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {
+        const CheckResult r = check_atomic_sum(n, fill_of(rep), res.floats(1)[0], res.launches);
+        return r.status == Status::Pass ? "" : r.message;
+      },
+      t.student_config());
+  if (!t.add_student(st, "your grid-stride atomic sum")) return t.report;
+
+  // The comparisons every sum lab makes: one CPU core, the naive kernel, CUB.
+  const wire::Fill fill = lab7_fill(req.seed, 0);
+  DeviceArray input("the timing input", n);
+  input.fill(fill);
+  t.add_comparisons(make_input_f32(n, fill), input.get());
+  return t.report;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,185 @@
+#include "topk_reference.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <mutex>
+#include <string>
+
+#include "diagnose.h"
+
+#include "parallel.h"
+
+namespace cudalab {
+namespace {
+
+bool before(const TopKEntry& a, const TopKEntry& b) { return comes_before(a.value, a.index, b.value, b.index); }
+
+// The first k of values[begin, end), in order: a heap of the best k seen, whose top is the
+// worst of them (so a new element is compared with one value, and usually rejected).
+std::vector<TopKEntry> top_k_range(const std::vector<float>& values, size_t begin, size_t end, size_t k) {
+  std::vector<TopKEntry> heap;
+  heap.reserve(k + 1);
+  for (size_t i = begin; i < end; ++i) {
+    const TopKEntry e{values[i], int32_t(i)};
+    if (heap.size() < k) {
+      heap.push_back(e);
+      std::push_heap(heap.begin(), heap.end(), before);
+    } else if (before(e, heap.front())) {
+      std::pop_heap(heap.begin(), heap.end(), before);
+      heap.back() = e;
+      std::push_heap(heap.begin(), heap.end(), before);
+    }
+  }
+  std::sort(heap.begin(), heap.end(), before);
+  return heap;
+}
+
+}  // namespace
+
+std::vector<TopKEntry> top_k_serial(const std::vector<float>& values, size_t k) {
+  return top_k_range(values, 0, values.size(), std::min(k, values.size()));
+}
+
+std::vector<TopKEntry> top_k_reference(const std::vector<float>& values, size_t k) {
+  k = std::min(k, values.size());
+  std::vector<TopKEntry> candidates;
+  std::mutex m;
+  parallel_for(values.size(), [&](size_t begin, size_t end) {
+    std::vector<TopKEntry> part = top_k_range(values, begin, end, k);
+    std::lock_guard<std::mutex> lock(m);
+    candidates.insert(candidates.end(), part.begin(), part.end());
+  });
+  // The first k of the whole input are among each part's first k.
+  std::sort(candidates.begin(), candidates.end(), before);
+  candidates.resize(k);
+  return candidates;
+}
+
+size_t place_of(const std::vector<float>& values, int32_t index) {
+  const float v = values[size_t(index)];
+  size_t place = 0;
+  for (size_t i = 0; i < values.size(); ++i) place += comes_before(values[i], int32_t(i), v, index);
+  return place;
+}
+
+}  // namespace cudalab
+
+namespace cudalab {
+namespace {
+
+std::string entry_text(const std::vector<float>& values, int32_t index) {
+  char v[32];
+  std::snprintf(v, sizeof v, "%.9g", double(values[size_t(index)]));
+  return "index " + std::to_string(index) + " (value " + v + ")";
+}
+
+std::string place_text(size_t r) { return "place " + std::to_string(r); }
+
+}  // namespace
+
+CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopKEntry>& expected,
+                        const std::vector<float>& got_values, const std::vector<int32_t>& got_indices) {
+  const size_t k = expected.size(), n = values.size();
+  CheckResult r;
+  auto same_bits = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  std::vector<size_t> wrong;
+  size_t unwritten = 0;
+  for (size_t p = 0; p < k; ++p) {
+    if (got_indices[p] != expected[p].index || !same_bits(got_values[p], expected[p].value)) wrong.push_back(p);
+    unwritten += got_indices[p] == -1 && is_poison(got_values[p]);
+  }
+  if (wrong.empty()) {
+    r.status = Status::Pass;
+    r.message = "all " + std::to_string(k) + (k == 1 ? " place is" : " places are") + " right, values and indices";
+    return r;
+  }
+  r.status = Status::Fail;
+  for (size_t p : wrong) {
+    if (r.mismatches.size() == 5) break;
+    r.mismatches.push_back(Mismatch{p, place_text(p), double(expected[p].value), double(got_values[p]),
+                                    "index " + std::to_string(got_indices[p]) + ", expected " +
+                                        std::to_string(expected[p].index)});
+  }
+  const std::string of_k = " of " + std::to_string(k) + " places wrong: ";
+
+  if (unwritten == k) {
+    r.message = "d_top_values and d_top_indices were never written: they still hold the harness's poison";
+    r.notes.push_back("the level that runs as a single block writes them: is every TODO done?");
+    return r;
+  }
+  for (size_t p = 0; p < k; ++p) {
+    const int32_t i = got_indices[p];
+    if (i == -1 && is_poison(got_values[p])) {
+      r.message = std::to_string(wrong.size()) + of_k + place_text(p) + " was never written";
+      r.notes.push_back("every place from 0 to k - 1 needs a value and an index; a level's last k?");
+      return r;
+    }
+    if (i < 0 || size_t(i) >= n) {
+      r.message = std::to_string(wrong.size()) + of_k + place_text(p) + " holds index " + std::to_string(i) +
+                  ", outside [0, " + std::to_string(n) + ")";
+      r.notes.push_back("an index is where the value sits in d_values: at level 1 the element's position, later the "
+                        "index the candidate carried with it (padding's index must never win a place)");
+      return r;
+    }
+    if (!same_bits(got_values[p], values[size_t(i)])) {
+      char g[32];
+      std::snprintf(g, sizeof g, "%.9g", double(got_values[p]));
+      r.message = std::to_string(wrong.size()) + of_k + place_text(p) + " says value " + g + " but " +
+                  entry_text(values, i) + " holds another";
+      r.notes.push_back("a value and its index must travel together: swap both arrays' entries, never one alone");
+      return r;
+    }
+  }
+  std::vector<int32_t> sorted_got(got_indices.begin(), got_indices.begin() + long(k));
+  std::sort(sorted_got.begin(), sorted_got.end());
+  for (size_t p = 1; p < k; ++p)
+    if (sorted_got[p] == sorted_got[p - 1]) {
+      r.message = std::to_string(wrong.size()) + of_k + "index " + std::to_string(sorted_got[p]) +
+                  " appears twice in your answer";
+      r.notes.push_back("each element may win one place only: was a candidate list read twice, or padded with a "
+                        "real element?");
+      return r;
+    }
+  std::vector<int32_t> sorted_expected;
+  for (const TopKEntry& e : expected) sorted_expected.push_back(e.index);
+  std::sort(sorted_expected.begin(), sorted_expected.end());
+  std::vector<int32_t> missing, extra;
+  std::set_difference(sorted_expected.begin(), sorted_expected.end(), sorted_got.begin(), sorted_got.end(),
+                      std::back_inserter(missing));
+  std::set_difference(sorted_got.begin(), sorted_got.end(), sorted_expected.begin(), sorted_expected.end(),
+                      std::back_inserter(extra));
+  if (!missing.empty()) {
+    // Tie rule: every missing element has an extra one of the same value (a higher index).
+    std::vector<float> mv, ev;
+    for (int32_t i : missing) mv.push_back(values[size_t(i)]);
+    for (int32_t i : extra) ev.push_back(values[size_t(i)]);
+    std::sort(mv.begin(), mv.end());
+    std::sort(ev.begin(), ev.end());
+    const int32_t m = missing.front();
+    if (mv == ev) {
+      r.message = std::to_string(wrong.size()) + of_k + "a tie went to the higher index: " + entry_text(values, extra.front()) +
+                  " took the place of " + entry_text(values, m);
+      r.notes.push_back("equal values: the lower index wins (lab8.h), at every level and in every comparison");
+      return r;
+    }
+    r.message = std::to_string(wrong.size()) + of_k + std::to_string(missing.size()) + " of the " + std::to_string(k) +
+                " first elements are missing from your answer, such as " + entry_text(values, m) + ", place " +
+                std::to_string(place_of(values, m));
+    r.notes.push_back("the k first of the input are among the k first of every tile that holds them: does each block "
+                      "keep its own k best (not only its largest), and does every level keep every list it is given?");
+    return r;
+  }
+  // The right elements, in the wrong places.
+  const size_t p = wrong.front();
+  const bool tie = values[size_t(got_indices[p])] == expected[p].value;
+  r.message = std::to_string(wrong.size()) + of_k + "the right " + std::to_string(k) + " elements in the wrong order: " +
+              place_text(p) + " holds " + entry_text(values, got_indices[p]) + ", not " +
+              entry_text(values, expected[p].index);
+  r.notes.push_back(tie ? "equal values come by ascending index: the lower index wins the earlier place"
+                        : "the values come out descending: place 0 holds the largest");
+  return r;
+}
+
+}  // namespace cudalab

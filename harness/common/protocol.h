@@ -1,0 +1,208 @@
+// The checker <-> kernel runner protocol: the one narrow door between trusted code
+// (harness/check/, never linked with a lab file) and the process a lab file runs in
+// (harness/run/ + the lab file). Both sides include this header; nothing else is shared.
+//
+// Transport. A Unix stream socket: the runner finds its end on descriptor kRunnerFd.
+// Every message is a frame: u32 type, u64 payload length, payload. Arrays never travel in
+// frames: each call comes with a shared-memory file (memfd, sent with SCM_RIGHTS) that holds,
+// per buffer, a slot of [count elements][kGuardElements guard words]. Inputs are made from
+// the seed on both sides (no copy at all) or, for inputs that are not random, written into
+// the slot by the checker; outputs and every buffer's guards are written back into the slot
+// by the runner.
+//
+// Conversation (the runner speaks first):
+//   runner  -> Hello{version, lab, source, device}
+//   checker -> Call{request} + memfd          runner -> CallReply{...}   (repeat)
+//   checker -> TimedRep{request} + memfd      runner -> RepReady
+//   checker -> Go (starts its own clock)      runner -> RepDone{ms, reply}
+//   checker -> Go{u8: hand back the outputs?}  runner -> CallReply   (repeat from TimedRep)
+//   checker -> Quit (or closes the socket)
+//
+// Trust. The checker believes nothing the runner says about correctness: it reads the
+// outputs and guards back and judges them itself; every length is bounded before it is
+// used; a runner that sends garbage, dies or stalls fails the check that was running.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cudalab::wire {
+
+constexpr uint32_t kVersion = 1;
+constexpr int kRunnerFd = 3;                       // the runner's end of the socket
+constexpr size_t kGuardElements = 4096;            // guard words after every buffer
+constexpr uint64_t kMaxFramePayload = 16u << 20;   // a frame never carries arrays
+constexpr size_t kMaxLaunchesRecorded = 4096;      // more are counted, not listed
+
+enum class MessageType : uint32_t {
+  Hello = 1,
+  Call = 2,
+  CallReply = 3,
+  TimedRep = 4,
+  RepReady = 5,
+  Go = 6,
+  RepDone = 7,
+  Quit = 8,
+};
+
+enum class ElemType : uint8_t { F32 = 0, U32 = 1, I32 = 2, U8 = 3 };
+size_t elem_size(ElemType t);
+const char* elem_name(ElemType t);  // "float", "unsigned", "int", "unsigned char"
+
+// How a buffer starts. Poison: every byte 0xFF (a NaN as float, 0xFFFFFFFF as an integer):
+// what is still poison afterwards was never written. Data: the checker's bytes from the
+// slot. Random: element i = lo + (hi - lo) * u^power with u = uniform_at(seed, stream, i)
+// (harness/common/random.h), converted to the element type (floor for integers), and the
+// last element multiplied by last_scale (floats only): both sides can make it from the seed.
+enum class FillKind : uint8_t { Poison = 0, Data = 1, Random = 2 };
+struct Fill {
+  FillKind kind = FillKind::Poison;
+  uint64_t seed = 0, stream = 0;
+  float lo = 0, hi = 1, power = 1, last_scale = 1;
+};
+
+struct BufferSpec {
+  std::string name;        // "d_scratch": how reports name it
+  ElemType type = ElemType::F32;
+  uint64_t count = 0;      // elements, without the guards
+  Fill fill;
+  bool return_data = true; // copy the elements back (guards always come back)
+  uint64_t guard_salt = 0; // guard word i is guard_word(guard_salt, i)
+  uint64_t slot_offset = 0;// where this buffer's slot starts in the shared memory
+};
+
+// Bytes of one buffer's slot in the shared memory: its elements (when they travel either
+// way) and its guard words.
+uint64_t slot_bytes(const BufferSpec& b);
+bool slot_has_data(const BufferSpec& b);  // Data fill or return_data
+
+// The guard word at position i past a buffer's end: a quiet NaN whose payload depends on the
+// buffer's salt and on i, so no value computed from another buffer's guards (NaN payloads
+// survive arithmetic on x86 and on GPUs) lands back on the same bits.
+uint32_t guard_word(uint64_t salt, uint64_t i);
+
+struct CallRequest {
+  uint32_t lab = 0;                // the runner refuses a call for another lab
+  std::vector<BufferSpec> buffers; // in the order the lab's entry point takes them
+  std::vector<int64_t> scalars;    // sizes and such, in the entry point's order
+  uint64_t shm_bytes = 0;          // size of the shared memory sent with the call
+  bool sync_after_launch = true;   // CUDALAB_CHECK_LAUNCH waits for each kernel (checks)
+  bool flush_l2 = false;           // timed repetitions: evict the L2 before the call
+};
+
+struct Launch {
+  std::string kernel;              // as the runner could name it
+  uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  uint64_t shared_bytes = 0;       // dynamic shared memory asked for
+};
+
+enum class Outcome : uint8_t {
+  Ok = 0,
+  CudaError = 1,  // a CUDA call or kernel failed (message says which; context_lost if sticky)
+  Exception = 2,  // the lab's code threw
+  BadRequest = 3, // the runner could not do what was asked (out of memory, say)
+};
+
+struct CallReply {
+  Outcome outcome = Outcome::Ok;
+  std::string message;
+  bool context_lost = false;
+  std::vector<Launch> launches;
+  uint64_t launches_total = 0;     // including those past kMaxLaunchesRecorded
+  uint32_t threads_left = 0;       // host threads the lab code started and left running
+  // Bytes of GPU data the lab's code made reachable from the host: copied device-to-host, or
+  // allocated as host-visible memory (pinned, mapped or managed). A sum computed on the host
+  // needs its input there; a kernel's result does not.
+  uint64_t bytes_to_host = 0;
+  std::vector<std::string> notes;  // what the emulator noticed (barrier divergence, ...)
+  double ms = 0;                   // RepDone only: CUDA events around the call
+};
+
+struct DeviceInfo {
+  bool usable = false;
+  std::string problem;  // why not usable, with what to do
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int multiprocessors = 0;
+  uint64_t l2_bytes = 0;
+  uint64_t memory_bytes = 0;
+  std::string driver_version, runtime_version;  // "13.0"; empty on the CPU backend
+};
+
+struct Hello {
+  uint32_t version = kVersion;
+  uint32_t lab = 0;
+  std::string backend;  // "cuda" or "cpu"
+  std::string source;   // the lab file the runner was built from
+  DeviceInfo device;
+  bool records_launches = false;  // the launch record works here (a self-test at start)
+  std::string tool;               // a checking tool the runner runs under ("" when none)
+};
+
+// ---- Encoding -------------------------------------------------------------------------------
+struct ProtocolError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Writer {
+ public:
+  void u8(uint8_t v) { raw(&v, 1); }
+  void u32(uint32_t v) { raw(&v, 4); }
+  void u64(uint64_t v) { raw(&v, 8); }
+  void i64(int64_t v) { raw(&v, 8); }
+  void f32(float v) { raw(&v, 4); }
+  void f64(double v) { raw(&v, 8); }
+  void str(const std::string& s);
+  const std::string& bytes() const { return out_; }
+
+ private:
+  void raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
+  std::string out_;
+};
+
+// Reads what Writer wrote; every read is bounds-checked and throws ProtocolError.
+class Reader {
+ public:
+  explicit Reader(const std::string& bytes) : s_(bytes) {}
+  uint8_t u8();
+  uint32_t u32();
+  uint64_t u64();
+  int64_t i64();
+  float f32();
+  double f64();
+  std::string str(size_t max_len = 1 << 16);
+  // A count of items that follow, each at least min_item_bytes long: refused when the
+  // remaining bytes cannot hold them (a lie about sizes) or above max_items.
+  size_t count(size_t max_items, size_t min_item_bytes);
+  void done() const;  // throws if bytes are left over
+
+ private:
+  void raw(void* p, size_t n);
+  const std::string& s_;
+  size_t pos_ = 0;
+};
+
+void encode(Writer& w, const Hello& h);
+void encode(Writer& w, const CallRequest& r);
+void encode(Writer& w, const CallReply& r);
+Hello decode_hello(Reader& r);
+CallRequest decode_request(Reader& r);
+CallReply decode_reply(Reader& r);
+
+// ---- Frames on the socket -------------------------------------------------------------------
+// Writes a frame (and, when fd_to_send >= 0, passes that descriptor with it). Throws
+// ProtocolError when the peer is gone.
+void send_frame(int sock, MessageType type, const std::string& payload, int fd_to_send = -1);
+
+struct Frame {
+  MessageType type;
+  std::string payload;
+  int fd = -1;  // a descriptor that came with the frame (the caller owns it)
+};
+// Reads one frame. timeout_ms < 0 waits forever. Throws ProtocolError on a closed socket,
+// a malformed or oversized frame; returns false on timeout.
+bool receive_frame(int sock, Frame& out, int timeout_ms);
+
+}  // namespace cudalab::wire

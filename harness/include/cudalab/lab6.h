@@ -1,0 +1,16 @@
+// Lab 6 contract: a 256-bin histogram of bytes.
+#pragma once
+#include <cstddef>
+#include "cudalab/launch_check.h"
+
+namespace lab6 {
+
+constexpr unsigned kBins = 256;  // one bin per byte value
+
+// Counts the bytes of d_in[0, n) by value: afterwards d_hist[v] is the number of i with
+// d_in[i] == v, for every v in [0, 256). Any n from 1 to 2^32 - 1 (so every count fits in an
+// unsigned). d_hist holds kBins counters whose contents on entry are garbage: setting them
+// to 0 before counting is your job (the harness fills them with 0xFFFFFFFF).
+void histogram(const unsigned char* d_in, unsigned* d_hist, size_t n);
+
+}  // namespace lab6

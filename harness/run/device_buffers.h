@@ -1,0 +1,38 @@
+// The call's buffers on the device, as the protocol describes them: allocated with their
+// guard words, filled (from the seed, from the checker's bytes, or poisoned), and written
+// back into the shared memory afterwards. Runs in the kernel runner.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "protocol.h"
+
+namespace cudalab::run {
+
+class DeviceBuffers {
+ public:
+  ~DeviceBuffers() { release(); }
+  // Allocates (reusing the last call's memory when the shapes match) and fills every buffer.
+  void prepare(const wire::CallRequest& q, const uint8_t* shm);
+  // Enqueues, on the legacy default stream, a copy of every output (elements and guards) as it
+  // is now; write_back then hands back that copy. A timed repetition takes it right after its
+  // stop event, so nothing written later (by a host thread the lab's code left working) counts.
+  void snapshot_outputs(const wire::CallRequest& q);
+  // Copies returned elements (unless outputs is false) and every buffer's guards into its slot.
+  void write_back(const wire::CallRequest& q, uint8_t* shm, bool outputs = true) const;
+  const std::vector<void*>& pointers() const { return ptrs_; }
+  void release();
+
+ private:
+  std::vector<void*> ptrs_;
+  std::vector<uint64_t> bytes_;
+  std::vector<void*> shadows_;  // snapshot_outputs' copies, kept while the shapes stay the same
+  bool snapped_ = false;        // write_back hands back the snapshot (this call took one)
+};
+
+// Fills count elements at device pointer p from a Random fill (fill_gpu.cu or fill_cpu.cpp).
+void fill_random(void* p, const wire::BufferSpec& b);
+// Evicts the GPU's L2 cache (a no-op on the CPU backend).
+void flush_l2_cache();
+
+}  // namespace cudalab::run

@@ -1,0 +1,129 @@
+// =============================================================================================
+//  cudalab · Lab 6 · The shared-memory histogram
+// =============================================================================================
+//
+//  THE IDEA
+//  --------
+//  A histogram counts how often each value occurs. Here the values are bytes, so there are
+//  256 bins, and d_hist[v] ends up holding how many bytes of the input equal v. Many threads
+//  count at once, so every increment must be an atomicAdd: a plain d_hist[v]++ is a read, an
+//  add and a write, and when two threads do it together both read the old count and one of
+//  the two increments is lost.
+//
+//  WHY NOT JUST atomicAdd(&d_hist[byte], 1)?
+//  -----------------------------------------
+//  That is correct, and it is the harness's naive kernel. It is slow because all n atomics
+//  go to the same 256 counters in global memory. Atomics on one address are done one after
+//  another (in the L2 cache), so the more threads hit the same bin, the longer they queue;
+//  on skewed data (the spaces of a text, the black pixels of a scan) nearly every thread
+//  waits for the same counter.
+//
+//  The cure is privatization: each block counts into its own copy of the 256 bins, in shared
+//  memory, which sits on the multiprocessor and is shared only by the block's own threads.
+//  When the block has seen all its bytes, it adds its 256 counts into d_hist: 256 global
+//  atomics per block instead of one per byte.
+//
+//      1. zero the block's shared histogram               (each thread zeroes its bins)
+//      2. __syncthreads()                                  (no counting before every bin is 0)
+//      3. atomicAdd(&s_hist[byte], 1u) for each of the thread's bytes
+//      4. __syncthreads()                                  (every count is in before any is read)
+//      5. atomicAdd(&d_hist[bin], s_hist[bin]) for each bin that is not 0
+//
+//  Both barriers matter. Without the first, a fast thread counts into a bin that a slower
+//  thread zeroes afterwards, and the count is lost. Without the second, a bin goes to d_hist
+//  before the last thread has counted into it.
+//
+//  THE GRID-STRIDE LOOP
+//  --------------------
+//  Step 5 costs 256 atomics per block, so we want few blocks, each counting many bytes: as
+//  many blocks as the GPU runs at once, and no more. The runtime tells you how many that is:
+//
+//      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+//      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, histogram_kernel, kThreads, 0);
+//
+//  and the grid is sms * per_sm blocks (fewer when n is small: a block with no bytes still
+//  pays for steps 1 and 5). Each thread then walks the input with the stride of the grid:
+//
+//      for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+//           i += size_t(blockDim.x) * gridDim.x)
+//
+//  With T = blockDim.x * gridDim.x threads in the grid, thread 0 of block 0 takes bytes 0, T,
+//  2T, ...; at every step a warp reads 32 neighbouring bytes, and the grid sweeps the input
+//  front to back. The loop is right for any n and any grid, which is why it is the usual way
+//  to write a kernel whose grid is sized by the GPU rather than by the data. (A stride of
+//  blockDim.x alone would make every block count the same bytes.)
+//
+//  WHAT SKEWED DATA DOES
+//  ---------------------
+//  Atomics from one warp on the same shared-memory address are serialized too. On uniform
+//  random bytes the 32 lanes of a warp mostly hit different bins; when every byte is equal,
+//  all 32 hit one bin and the warp's atomicAdd takes 32 turns. The checks use both, and the
+//  timing measures both; "going further" shows how the reference avoids the queue.
+//
+//  THE TASK
+//  --------
+//  Fill in histogram_kernel (TODO 1-3: steps 1-5 above) and lab6::histogram (TODO 4: clear
+//  d_hist, which arrives full of garbage; TODO 5: size the grid from the GPU).
+//
+//  RUN IT
+//  ------
+//      make lab6                          build, check, then time your code
+//      make lab6 ARGS="--only all_bytes_equal"
+//      make lab6 ARGS="--size 1000000"    check and time one size of your choice
+//      make solution6                     the reference solution, for comparison
+//
+//  WHAT THE CHECKS MEAN
+//  --------------------
+//  Every count is compared exactly with a CPU histogram of the same bytes. The inputs: n = 1;
+//  sizes that are a multiple of nothing (primes); fewer bytes than the grid has threads;
+//  uniform random bytes; every byte equal (the worst contention); a few hot bins holding most
+//  of the bytes; and sizes past 2^24 on a GPU. d_hist arrives filled with 0xFFFFFFFF, so a
+//  forgotten clear shows: every bin comes out one short (0xFFFFFFFF + 1 wraps to 0). "Counted
+//  1,200 bytes of 1,000" means some bytes were counted twice; "900 of 1,000", that some were
+//  missed. The timing counts 2^28 bytes (256 MiB, five times the H100's L2 cache) of uniform
+//  and of skewed data, and compares with the copy bandwidth, one CPU core, the harness's
+//  global-atomics kernel and NVIDIA's CUB (DeviceHistogram::HistogramEven).
+//
+//  GOING FURTHER
+//  -------------
+//  * Load 16 bytes at once: a uint4 load gives a thread four words of four bytes each, and
+//    (w >> 8 * b) & 255 picks byte b of word w. The first bytes before a 16-byte boundary and
+//    the last n % 16 need plain loads of their own.
+//  * One histogram per lane. Shared memory is 32 banks of 4-byte words; bin v of a plain
+//    s_hist lives in bank v % 32, so two lanes counting different bins of the same bank wait
+//    for each other too. With 32 copies laid out as s_hist[bin * 32 + lane], lane l always
+//    touches bank l: a warp's 32 atomics never share a bank or an address, whatever the data.
+//    It costs 32 KiB of shared memory per block, and step 5 first adds the 32 copies of a bin.
+// =============================================================================================
+
+#include <cuda_runtime.h>
+
+#include "cudalab/lab6.h"
+
+constexpr unsigned kThreads = 256;  // threads per block: one bin each when zeroing (kBins = 256)
+
+// Counts in[0, n) into hist (which holds 0s when the kernel starts). Launched with kThreads
+// threads per block and any number of blocks: every byte is counted by exactly one thread.
+__global__ void histogram_kernel(const unsigned char* in, unsigned* hist, size_t n) {
+  __shared__ unsigned s_hist[lab6::kBins];
+
+  // TODO 1: thread t sets s_hist[t] to 0; then __syncthreads().
+
+  // TODO 2: the grid-stride loop: for every i of this thread (see THE GRID-STRIDE LOOP),
+  //         atomicAdd(&s_hist[in[i]], 1u).
+
+  // TODO 3: __syncthreads(); then thread t adds s_hist[t] into hist[t] with atomicAdd,
+  //         skipping bins this block never saw (a count of 0).
+}
+
+void lab6::histogram(const unsigned char* d_in, unsigned* d_hist, size_t n) {
+  // TODO 4: d_hist arrives full of garbage and the blocks only add into it: set its kBins
+  //         counters to 0 first, with CUDALAB_CHECK(cudaMemset(d_hist, 0, kBins * sizeof(unsigned))).
+
+  // TODO 5: as many blocks as the GPU runs at once (THE GRID-STRIDE LOOP shows the two calls;
+  //         cudaGetDevice(&device) gives the device), but no more than ceil(n / kThreads).
+  unsigned blocks = 1;
+
+  histogram_kernel<<<blocks, kThreads>>>(d_in, d_hist, n);
+  CUDALAB_CHECK_LAUNCH("histogram_kernel");
+}

@@ -1,0 +1,260 @@
+// =============================================================================================
+//  cudalab · Lab 8 · Top-K, done right · REFERENCE SOLUTION
+// =============================================================================================
+//
+//  THE PROBLEM
+//  -----------
+//  Find the k largest of n floats, and where they are: their values and their indices, in
+//  order. lab8.h states the order exactly, because "the k largest" is not yet an answer when
+//  values repeat: element i comes before element j when its value is larger, or when the
+//  values are equal and i < j (a tie goes to the lower index). Every element then has its own
+//  place, and the answer, places 0 to k-1, is unique. k runs from 1 to 256, and k = n is
+//  allowed.
+//
+//  WHY EACH BLOCK'S MAXIMUM IS NOT ENOUGH
+//  --------------------------------------
+//  A sum's blocks each reduce their elements to one number, and a tempting top-k does the same
+//  with (value, index) pairs: each block keeps its largest element, and the k largest of those
+//  are the answer. That is right for k = 1 and wrong for every larger k. Take k = 2, blocks of
+//  4 elements, and the input
+//
+//      block 0: 9 8 1 1      block 1: 2 3 1 0      block 2: 1 1 1 4
+//
+//  The block maxima are 9, 3 and 4, so it answers 9, 4; the right answer is 9, 8. Both of the
+//  two largest live in block 0, and a block that keeps one element drops the second. Nothing
+//  says the k largest are spread over k blocks, so each block must keep its own k largest.
+//
+//  THE METHOD: LEVELS, AS IN LAB 3
+//  -------------------------------
+//  Each block takes a tile of kTile = 2048 elements, puts them in the order, and keeps the
+//  first k: its candidates. The k largest of the whole input are among the candidates (each
+//  of them is among the k largest of its own tile), so the problem is now the same one on
+//  (n / 2048) x k candidates: at least 8 times smaller, because k <= 256. Repeat, level after
+//  level, until one block holds all the candidates: its first k are the answer.
+//
+//      level 1:  n = 1,000,000 elements       ->  489 tiles x k candidates
+//      level 2:  489 x k (k = 64: 31,296)     ->  16 tiles x k
+//      level 3:  16 x k = 1,024               ->  1 tile: the answer
+//
+//  From level 2 on, an element is a (value, index) pair: the index is where the value was in
+//  d_values, which the candidates carry with them. A tile that is not full is padded with
+//  (-infinity, kNoIndex), which comes after every real element (a real -infinity has a
+//  smaller index), so padding never reaches the answer.
+//
+//  SORTING A TILE: THE BITONIC SORT
+//  --------------------------------
+//  A block sorts its 2048 pairs in shared memory with a bitonic sort: a fixed sequence of
+//  steps, each comparing 1024 pairs of slots (a, a + stride) at once, one per thread, with a
+//  barrier between steps. For size = 2, 4, ..., 2048 and, inside, stride = size/2, ..., 1:
+//  thread t takes slot a = 2 * stride * (t / stride) + t % stride and its partner b = a +
+//  stride, and swaps them when they are out of order, where "in order" means a before b
+//  when (a & size) == 0 and b before a otherwise. Runs of `size` slots come out sorted
+//  alternately up and down, and the next size merges two such runs; the last size (2048) is
+//  all one run, sorted into the order. 66 steps, every thread busy in each.
+//
+//  WHERE THE CANDIDATES GO
+//  -----------------------
+//  As in lab 3, the levels ping-pong between two regions of the scratch, here a pair of
+//  arrays (values and indices): region A at d_scratch_values and d_scratch_indices, region B
+//  at the same arrays plus half = ((n + 1023) / 1024 + 1) * k. The level that runs as one
+//  block writes d_top_values and d_top_indices instead. The scratch is not cleared for you.
+//
+//  THE TASK
+//  --------
+//  TODO 1: comes_before, the contract's order. TODO 2-4 in top_k_level: load the tile, sort
+//  it, write the first k. TODO 5: the loop over levels in lab8::top_k.
+//
+//  RUN IT
+//  ------
+//      make lab8                          build, check, then time your code
+//      make lab8 ARGS="--only ties_at_kth"
+//      make lab8 ARGS="--size 1000000"    check and time one size of your choice
+//      make solution8                     the reference solution, for comparison
+//
+//  WHAT THE CHECKS MEAN
+//  --------------------
+//  Your k indices and values are compared with a CPU top-k under the same order, place by
+//  place, exactly. The inputs: random values (positive, negative, both), k = 1, k = n, k =
+//  256, all values equal (the answer is then indices 0 to k-1), a few distinct values so that
+//  many elements tie with the k-th, +0.0 and -0.0 (equal), infinities, ascending and
+//  descending inputs, and sizes that are not a multiple of a tile. A wrong answer is
+//  explained: an index out of range, a value that is not d_values[index], an element that is
+//  missing (and which place it should have had), the right elements in the wrong order, or a
+//  tie given to the higher index. The timing finds the 64 largest of 2^26 floats and compares
+//  with one CPU core, the harness's naive kernel (k passes, each finding the next element) and
+//  CUB (DeviceRadixSort::SortPairsDescending of every pair, then the first k: CUB has no
+//  top-k of its own).
+//
+//  MAKING IT FAST
+//  --------------
+//  Your level 1 sorts every element, 66 steps for each tile: correct, and slower than CUB's
+//  whole radix sort. Almost all of that work is wasted: once a block has its k candidates, an
+//  element that does not come before the k-th of them can never be in that block's answer.
+//  The reference keeps each block's current top k sorted in shared memory and reads its part
+//  of the input tile by tile, appending only the elements that beat the current k-th (an
+//  atomicAdd on a shared counter gives each its slot). When the appended ones fill a buffer,
+//  or at the end, it sorts the buffer together with the current top k, keeps the first k, and
+//  the bar rises. On random data the bar soon rises so high that nearly nothing is appended,
+//  and level 1 costs little more than reading the input. (An ascending input beats the bar
+//  with every element: still right, and then as slow as sorting.)
+// =============================================================================================
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cmath>
+
+#include "cudalab/lab8.h"
+
+// The reference follows "making it fast": the same levels, but a block does not sort its whole
+// part of the input. It keeps its current top k, sorted, in slots [0, k) of a shared buffer of
+// kBuffer pairs, reads its range tile by tile, and appends after slot k only the elements that
+// come before its current k-th (the bar). When the appended ones could overflow the buffer with
+// the next tile, or at the end, it sorts slots [0, k + appended) and the first k become the
+// new top k. A block's range is a whole number of tiles, and a grid of as many blocks as run
+// at once covers the input in one wave.
+constexpr unsigned kThreads = 256;                 // threads per block
+constexpr unsigned kPerThread = 8;                 // elements a thread reads per tile
+constexpr unsigned kTile = kThreads * kPerThread;  // 2,048 elements per tile
+constexpr unsigned kBuffer = 4096;                 // pairs in shared memory: 32 KiB
+constexpr unsigned kMergeAbove = kBuffer - lab8::kMaxK - kTile;  // appended pairs that force a merge
+constexpr int kNoIndex = INT_MAX;                  // padding is (-INFINITY, kNoIndex): last of all
+
+// True when (v, i) comes before (w, j): a larger value, or an equal value and a lower index.
+__device__ __forceinline__ bool comes_before(float v, int i, float w, int j) {
+  return v > w || (v == w && i < j);
+}
+
+// Sorts slots [0, size) of the block's buffer into the order; size is a power of two. Every
+// thread of the block calls it; it ends with a barrier.
+__device__ void bitonic_sort(float* sv, int* si, unsigned size) {
+  for (unsigned run = 2; run <= size; run *= 2) {
+    for (unsigned stride = run / 2; stride > 0; stride /= 2) {
+      for (unsigned p = threadIdx.x; p < size / 2; p += kThreads) {
+        const unsigned a = 2 * stride * (p / stride) + p % stride, b = a + stride;
+        const bool keep_order = (a & run) == 0;  // this run sorts into the order, its neighbour the other way
+        if (comes_before(sv[b], si[b], sv[a], si[a]) == keep_order) {
+          const float v = sv[a];
+          sv[a] = sv[b];
+          sv[b] = v;
+          const int i = si[a];
+          si[a] = si[b];
+          si[b] = i;
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// Block b finds the first k of elements [b * chunk, min((b + 1) * chunk, m)) of the level's
+// input (chunk: a multiple of kTile) and writes them, in order, to out_*[b * k, (b + 1) * k)
+// (padding where the range holds fewer than k). in_indices is nullptr at level 1, where
+// element p's index is p.
+__global__ void __launch_bounds__(kThreads) top_k_level(const float* __restrict__ in_values,
+                                                        const int* __restrict__ in_indices, size_t m,
+                                                        size_t chunk, int k, float* __restrict__ out_values,
+                                                        int* __restrict__ out_indices) {
+  __shared__ float sv[kBuffer];
+  __shared__ int si[kBuffer];
+  __shared__ unsigned appended;
+  const unsigned t = threadIdx.x;
+  for (unsigned s = t; s < kBuffer; s += kThreads) {
+    sv[s] = -INFINITY;
+    si[s] = kNoIndex;
+  }
+  if (t == 0) appended = 0;
+  __syncthreads();
+
+  float bar_value = -INFINITY;  // the current k-th: an element must come before it to matter
+  int bar_index = kNoIndex;
+  const size_t begin = size_t(blockIdx.x) * chunk;
+  const size_t end = begin + chunk < m ? begin + chunk : m;
+
+  for (size_t tile = begin; tile < end; tile += kTile) {
+    // Read the tile: all kPerThread loads first (a warp reads 32 neighbouring floats each),
+    // then append those that beat the bar. Indices are read only for those.
+    float x[kPerThread];
+    if (tile + kTile <= end) {
+#pragma unroll
+      for (unsigned j = 0; j < kPerThread; ++j) x[j] = in_values[tile + t + j * kThreads];
+    } else {
+#pragma unroll
+      for (unsigned j = 0; j < kPerThread; ++j) {
+        const size_t p = tile + t + j * kThreads;
+        x[j] = p < end ? in_values[p] : -INFINITY;
+      }
+    }
+#pragma unroll
+    for (unsigned j = 0; j < kPerThread; ++j) {
+      const size_t p = tile + t + j * kThreads;
+      if (p < end && x[j] >= bar_value) {  // cheap test first; the exact one needs the index
+        const int index = in_indices ? in_indices[p] : int(p);
+        if (comes_before(x[j], index, bar_value, bar_index)) {
+          const unsigned slot = k + atomicAdd(&appended, 1u);
+          sv[slot] = x[j];
+          si[slot] = index;
+        }
+      }
+    }
+    __syncthreads();
+    const unsigned count = appended;  // the same for every thread: read between two barriers
+    __syncthreads();
+    if (count > kMergeAbove || (count > 0 && tile + kTile >= end)) {
+      // Merge: padding after the appended pairs up to a power of two, then sort.
+      unsigned size = 1;
+      while (size < unsigned(k) + count) size *= 2;
+      for (unsigned s = k + count + t; s < size; s += kThreads) {
+        sv[s] = -INFINITY;
+        si[s] = kNoIndex;
+      }
+      if (t == 0) appended = 0;  // everyone has read count; the sort's barriers publish this
+      __syncthreads();
+      bitonic_sort(sv, si, size);
+      bar_value = sv[k - 1];
+      bar_index = si[k - 1];
+    }
+  }
+
+  for (int r = t; r < k; r += kThreads) {
+    out_values[size_t(blockIdx.x) * k + r] = sv[r];
+    out_indices[size_t(blockIdx.x) * k + r] = si[r];
+  }
+}
+
+void lab8::top_k(const float* d_values, float* d_scratch_values, int* d_scratch_indices, float* d_top_values,
+                 int* d_top_indices, size_t n, int k) {
+  // Blocks resident at once: asked once per process (the answer never changes, and the
+  // queries cost more than a small launch).
+  static const size_t resident = [] {
+    int device = 0, sms = 0, per_sm = 0;
+    CUDALAB_CHECK(cudaGetDevice(&device));
+    CUDALAB_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDALAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, top_k_level, kThreads, 0));
+    return size_t(sms) * size_t(per_sm > 0 ? per_sm : 1);
+  }();
+
+  // Two regions of the scratch, taking turns (lab8.h: each holds ceil(n / 1024) + 1 lists).
+  const size_t half = ((n + 1023) / 1024 + 1) * size_t(k);
+  float* const region_values[2] = {d_scratch_values, d_scratch_values + half};
+  int* const region_indices[2] = {d_scratch_indices, d_scratch_indices + half};
+
+  const float* in_values = d_values;
+  const int* in_indices = nullptr;
+  size_t m = n;
+  for (int level = 0;; ++level) {
+    // One wave of blocks, each a whole number of tiles (so every level shrinks at least
+    // kTile / k >= 8 times and fits its region).
+    size_t chunk = (m + resident - 1) / resident;
+    chunk = (chunk + kTile - 1) / kTile * kTile;
+    const size_t blocks = (m + chunk - 1) / chunk;
+    float* out_values = blocks == 1 ? d_top_values : region_values[level % 2];
+    int* out_indices = blocks == 1 ? d_top_indices : region_indices[level % 2];
+    top_k_level<<<unsigned(blocks), kThreads>>>(in_values, in_indices, m, chunk, k, out_values, out_indices);
+    CUDALAB_CHECK_LAUNCH("top_k_level");
+    if (blocks == 1) return;
+    in_values = out_values;
+    in_indices = out_indices;
+    m = blocks * size_t(k);
+  }
+}
