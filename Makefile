@@ -138,4 +138,5 @@ clean:
 # The grader's build waits for its libraries (mk/grading.mk names the objects).
 grade gradescope: | grade-deps
 $(GRADING_OBJS) $(GRADING_TEST_OBJS) $(GRADING_OUT)/channel_probe: | grade-deps
+$(GRADING_TEST_OBJS): | unit-deps
 

@@ -21,6 +21,12 @@ CXX=${CXX_FOR_DEPS:-g++}
 STAMPS=build/deps
 mkdir -p "$STAMPS"
 
+# make -j runs several of these at once (test-deps, grade-deps, ...): one at a time, so two
+# apt-gets never race for dpkg's lock, and the second finds the first one's stamps.
+if [ -z "${CUDALAB_DEPS_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
+  CUDALAB_DEPS_LOCKED=1 exec flock "$STAMPS/.lock" "$0" "$@"
+fi
+
 names=""
 for w in "$@"; do
   case "$w" in
@@ -119,8 +125,8 @@ if command -v apt-get >/dev/null 2>&1; then
   fi
   echo "cudalab: installing $missing (apt-get)"
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get install -y -q $missing >"$tmp/apt.log" 2>&1 ||
-    { $SUDO apt-get update -q >>"$tmp/apt.log" 2>&1 && $SUDO apt-get install -y -q $missing >>"$tmp/apt.log" 2>&1; } ||
+  $SUDO apt-get install -y -q -o DPkg::Lock::Timeout=300 $missing >"$tmp/apt.log" 2>&1 ||
+    { $SUDO apt-get update -q >>"$tmp/apt.log" 2>&1 && $SUDO apt-get install -y -q -o DPkg::Lock::Timeout=300 $missing >>"$tmp/apt.log" 2>&1; } ||
     { tail -5 "$tmp/apt.log"; echo "cudalab: apt-get could not install $missing (above). Once a package archive is reachable, run:"
       echo "    ${SUDO:+sudo }apt-get update && ${SUDO:+sudo }apt-get install $missing"; exit 1; }
 else
