@@ -115,7 +115,7 @@ std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, cons
   o << "## Speed\n\n";
   if (s.speed.status == "graded")
     o << "Your kernel: " << s.speed.note << ". Speed points: " << format_points(s.speed.points) << " / "
-      << format_points(s.speed.max_points) << ".\n\n";
+      << format_points(s.speed.max_points) << " (" << s.speed.rule << ").\n\n";
   else
     o << "Not graded: " << s.speed.note << ".\n\n";
 

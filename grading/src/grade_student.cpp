@@ -343,32 +343,74 @@ LabRun run_checker(const GradingContext& ctx, const fs::path& runner, const fs::
   return run;
 }
 
-StudentResult run_and_finish(const GradingContext& ctx, Built built, const std::string& gpu) {
-  StudentResult r = std::move(built.result);
+namespace {
+
+// The student's runner, as the checker starts it: jailed as the student's own uid, seeing its
+// own program (read-only) and `run_dir` to work in; nothing else. The checker itself runs as
+// the grader, outside.
+std::optional<JailSpec> runner_jail(const GradingContext& ctx, const Built& built, const fs::path& run_dir) {
+  if (!ctx.jailed) return std::nullopt;
+  JailSpec jail = student_jail(ctx, built.index);
+  jail.ro_bind = {built.runner.parent_path().string()};
+  // The CUDA runtime the runner links (found through its rpath in the toolkit's folder).
+  if (!ctx.nvcc.empty()) jail.ro_bind.push_back(fs::path(ctx.nvcc).parent_path().parent_path().string());
+  jail.bind = {run_dir.string()};
+  jail.chdir = run_dir.string();
+  jail.memory_mb = ctx.rubric.limits.memory_mb;
+  jail.pids = ctx.rubric.limits.processes;
+  jail.file_mb = ctx.rubric.limits.file_mb;
+  jail.wall_seconds = ctx.run_timeout;
+  if (!ctx.ld_library_path.empty()) jail.env.push_back("LD_LIBRARY_PATH=" + ctx.ld_library_path);
+  return jail;
+}
+
+}  // namespace
+
+void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const fs::path dir = ctx.work / r.student, run_dir = dir / "timing";
+  fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
+  LabRun run = run_checker(ctx, built.runner, dir, {"--seed", std::to_string(r.seed), "--timing-only"}, ctx.run_timeout,
+                           gpu, runner_jail(ctx, built, run_dir));
+  r.gpu = gpu;
+  r.student_ms.reset();
+  r.naive_ms.reset();
+  if (run.has_report) {
+    try {
+      LabReport rep = parse_lab_report(run.report_json);
+      r.timing_status = rep.timing_status;
+      r.timing_note = without_grader_paths(rep.timing_note, ctx, dir);
+      r.student_ms = rep.student_ms;
+      r.naive_ms = rep.naive_ms;
+    } catch (const std::exception& e) {
+      r.timing_status = "error";
+      r.timing_note = std::string("the timing run's report could not be read (") + e.what() + ")";
+    }
+  } else {
+    r.timing_status = "error";
+    r.timing_note = "the timing run " + run.raw.describe() + " without a report";
+  }
+  auto ref = ctx.reference_ms.find(gpu);
+  auto ref_naive = ctx.reference_naive_ms.find(gpu);
+  r.reference_ms = ref != ctx.reference_ms.end() ? std::optional<double>(ref->second) : std::nullopt;
+  r.reference_naive_ms = ref_naive != ctx.reference_naive_ms.end() ? std::optional<double>(ref_naive->second) : std::nullopt;
+  r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::error_code ec;
+  fs::remove_all(run_dir, ec);
+}
+
+StudentResult run_and_finish(const GradingContext& ctx, const Built& built, const std::string& gpu, bool with_timing) {
+  StudentResult r = built.result;
   if (!built.runnable) return r;
   const auto t0 = std::chrono::steady_clock::now();
   r.gpu = gpu;
   const fs::path dir = ctx.work / r.student, run_dir = dir / "run";
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
-  // The runner sees its own program (read-only) and an empty folder to work in; nothing
-  // else. The checker runs as the grader, outside, and starts every runner through the jail.
-  std::optional<JailSpec> jail;
-  if (ctx.jailed) {
-    jail = student_jail(ctx, built.index);
-    jail->ro_bind = {built.runner.parent_path().string()};
-    // The CUDA runtime the runner links (found through its rpath in the toolkit's folder).
-    if (!ctx.nvcc.empty()) jail->ro_bind.push_back(fs::path(ctx.nvcc).parent_path().parent_path().string());
-    jail->bind = {run_dir.string()};
-    jail->chdir = run_dir.string();
-    jail->memory_mb = ctx.rubric.limits.memory_mb;
-    jail->pids = ctx.rubric.limits.processes;
-    jail->file_mb = ctx.rubric.limits.file_mb;
-    jail->wall_seconds = ctx.run_timeout;
-    if (!ctx.ld_library_path.empty()) jail->env.push_back("LD_LIBRARY_PATH=" + ctx.ld_library_path);
-  }
+  const std::optional<JailSpec> jail = runner_jail(ctx, built, run_dir);
 
   std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--check-timeout",
                                    std::to_string(std::max(1, int(ctx.check_timeout + 0.5)))};
+  if (!with_timing) args.push_back("--no-timing");
   LabRun run = run_checker(ctx, built.runner, dir, args, ctx.run_timeout, gpu, jail);
   // The run's output is the checker's report plus whatever the student's code printed (the
   // runner shares the checker's stdout and stderr). Kept for the feedback only when no hidden
@@ -391,6 +433,7 @@ StudentResult run_and_finish(const GradingContext& ctx, Built built, const std::
       r.timing_status = rep.timing_status;
       r.timing_note = rep.timing_note;
       r.student_ms = rep.student_ms;
+      r.naive_ms = rep.naive_ms;
     } catch (const std::exception& e) {
       problem = std::string("the checker's report could not be read (") + e.what() + "); tell your instructor";
     }
@@ -453,6 +496,8 @@ StudentResult run_and_finish(const GradingContext& ctx, Built built, const std::
   if (ctx.backend == "cuda") {
     auto it = ctx.reference_ms.find(gpu);
     if (it != ctx.reference_ms.end()) r.reference_ms = it->second;
+    auto naive = ctx.reference_naive_ms.find(gpu);
+    if (naive != ctx.reference_naive_ms.end()) r.reference_naive_ms = naive->second;
   }
   r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.graded_at = now_utc_iso8601();

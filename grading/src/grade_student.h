@@ -41,6 +41,7 @@ struct GradingContext {
   // it) and, per GPU, the reference solution's time.
   std::vector<CheckOutcome> reference_checks;
   std::map<std::string, double> reference_ms;  // by GPU ("" on the CPU)
+  std::map<std::string, double> reference_naive_ms;  // the naive kernel timed in the reference's run, by GPU
 };
 
 struct Built {
@@ -54,7 +55,12 @@ struct Built {
 std::string submission_key(const Submission& s, const std::string& backend);
 
 Built prepare_and_build(const GradingContext& ctx, const Submission& s);
-StudentResult run_and_finish(const GradingContext& ctx, Built built, const std::string& gpu);
+// Runs the checker on a built submission: every check, and the timing too when `with_timing`
+// (else --no-timing: the grader times correct submissions afterwards, one at a time).
+StudentResult run_and_finish(const GradingContext& ctx, const Built& built, const std::string& gpu, bool with_timing);
+// The timing alone (the checker's --timing-only), for a submission whose checks all passed:
+// fills r's timing fields. Run with the GPU to itself: no other run may share it meanwhile.
+void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu);
 
 // Builds, as the instructor and unsandboxed, what only trusted code goes into: the lab's
 // checker (`make build/<backend>/check/labN`), and a kernel runner from a source file the

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cgroup.h"
+#include "class_files.h"
 #include "discover.h"
 #include "grade_student.h"
 #include "lab_report.h"
@@ -129,6 +130,23 @@ void set_build_view(GradingContext& ctx) {
       it.disable_recursion_pending();
     }
   }
+}
+
+// How many checker runs share one GPU while checking (timing always has it alone). Each run
+// is a checker (the references, on the host, multi-threaded) and a runner (the kernels): a
+// few per GPU keep it busy while the host computes, bounded by the cores (four each) and by
+// memory (each may hold the rubric's limit twice: its inputs in the checker and the runner).
+// The CPU backend's emulator already uses every core: one at a time there.
+unsigned parallel_run_slots(const GradingContext& ctx) {
+  if (ctx.backend != "cuda") return 1;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  uint64_t available_mb = 0;
+  if (auto meminfo = read_file("/proc/meminfo", 1 << 16)) {
+    const size_t at = meminfo->find("MemAvailable:");
+    if (at != std::string::npos) available_mb = std::strtoull(meminfo->c_str() + at + 13, nullptr, 10) / 1024;
+  }
+  const uint64_t by_memory = available_mb / std::max<uint64_t>(1, 2 * ctx.rubric.limits.memory_mb);
+  return unsigned(std::clamp<uint64_t>(std::min<uint64_t>(cores / 4, by_memory), 1, 8));
 }
 
 // The rubric must name real checks: a misspelt id would score or hide nothing, silently.
@@ -279,6 +297,7 @@ int run_grader(const Config& cfg_in) {
         if (ctx.backend == "cuda") std::cerr << "grader: no reference solution here, so speed gets no points\n";
       } else if (rep.student_ms) {
         ctx.reference_ms[gpu] = *rep.student_ms;
+        if (rep.naive_ms) ctx.reference_naive_ms[gpu] = *rep.naive_ms;
       } else if (ctx.backend == "cuda") {
         std::cerr << "grader: the reference was not timed on GPU " << gpu << " (" << rep.timing_note << "); speed gets no points\n";
       }
@@ -296,7 +315,10 @@ int run_grader(const Config& cfg_in) {
     std::vector<Submission> todo;
     std::map<std::string, StudentResult> results;
     size_t resumed = 0;
-    for (const auto& s : found.submissions) {
+    const bool sharded = cfg.shard_count > 1;
+    for (size_t i = 0; i < found.submissions.size(); ++i) {
+      const Submission& s = found.submissions[i];
+      if (sharded && i % cfg.shard_count != cfg.shard_index) continue;  // another task's share
       auto it = existing.find(s.student);
       if (!cfg.force && it != existing.end() && it->second.key == submission_key(s, ctx.backend)) {
         results[s.student] = it->second;
@@ -311,25 +333,36 @@ int run_grader(const Config& cfg_in) {
         todo.push_back(s);
       }
     }
-    std::cerr << "grader: " << found.submissions.size() << " submissions, " << todo.size() << " to grade"
+    std::cerr << "grader: " << found.submissions.size() << " submissions"
+              << (sharded ? " (this is share " + std::to_string(cfg.shard_index) + " of 0.." +
+                                std::to_string(cfg.shard_count - 1) + ")"
+                          : "")
+              << ", " << todo.size() << " to grade"
               << (resumed ? ", " + std::to_string(resumed) + " already graded" : "") << "\n";
 
     Progress progress(todo.size(), stderr);
     std::mutex results_mutex;
     auto finish = [&](const StudentResult& r) {
+      keep_source_copy(ctx, grades, r);
       save_student(grades, r, ctx.rubric, info);
       std::lock_guard<std::mutex> l(results_mutex);
       results[r.student] = r;
       progress.finished(r.student, outcome_line(r, ctx.rubric));
     };
 
-    // Builds in parallel (one per core); runs one at a time per GPU (or one on the CPU,
-    // where the emulator already uses every core), so that timings never overlap.
+    // Builds in parallel (one per core). Runs: on a GPU, the checks of several students at
+    // once (parallel_run_slots), then the timing of every correct submission one at a time,
+    // with the GPU to itself; on the CPU backend (no timing) the checks alone.
     Queue<Submission> to_build;
     Queue<Built> to_run;
     for (const auto& s : todo) to_build.push(s);
     to_build.close();
     const unsigned jobs = cfg.jobs ? cfg.jobs : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned per_slot = cfg.parallel_runs ? cfg.parallel_runs : parallel_run_slots(ctx);
+    // (The test variable runs this two-phase schedule on the CPU backend too, where the
+    // timing run only says "emulated": tests/grading checks that no result is lost in it.)
+    const bool time_apart = ctx.backend == "cuda" || std::getenv("CUDALAB_GRADER_TEST_TIME_APART");
+    std::vector<std::vector<std::pair<Built, StudentResult>>> to_time(run_slots.size());
     std::vector<std::thread> builders, runners;
     for (unsigned i = 0; i < jobs; ++i)
       builders.emplace_back([&] {
@@ -351,24 +384,54 @@ int run_grader(const Config& cfg_in) {
             finish(b.result);
         }
       });
-    for (const auto& gpu : run_slots)
-      runners.emplace_back([&, gpu] {
-        Built b;
-        while (to_run.pop(b)) {
-          const std::string student = b.result.student;  // b is moved from below
-          progress.started(student);
-          try {
-            finish(run_and_finish(ctx, std::move(b), gpu));
-          } catch (const std::exception& e) {
-            std::cerr << "\ngrader: could not grade " << student << ": " << e.what() << "\n";
+    if (time_apart && run_slots.size() * per_slot > 1)
+      std::cerr << "grader: checks of " << per_slot << " students at once per GPU; then each correct kernel is timed "
+                << "alone\n";
+    for (size_t g = 0; g < run_slots.size(); ++g)
+      for (unsigned k = 0; k < per_slot; ++k)
+        runners.emplace_back([&, g] {
+          const std::string& gpu = run_slots[g];
+          Built b;
+          while (to_run.pop(b)) {
+            progress.started(b.result.student);
+            try {
+              StudentResult r = run_and_finish(ctx, b, gpu, !time_apart);
+              if (time_apart && score(r, ctx.rubric).correct) {
+                std::lock_guard<std::mutex> l(results_mutex);
+                to_time[g].emplace_back(std::move(b), std::move(r));
+              } else {
+                finish(r);
+              }
+            } catch (const std::exception& e) {
+              std::cerr << "\ngrader: could not grade " << b.result.student << ": " << e.what() << "\n";
+            }
           }
-        }
-      });
+        });
     for (auto& t : builders) t.join();
     to_run.close();
     for (auto& t : runners) t.join();
+    // The timing runs: one per GPU at a time, nothing else on it.
+    std::vector<std::thread> timers;
+    for (size_t g = 0; g < run_slots.size(); ++g)
+      timers.emplace_back([&, g] {
+        for (auto& [b, r] : to_time[g]) {
+          try {
+            time_student(ctx, b, r, run_slots[g]);
+            finish(r);
+          } catch (const std::exception& e) {
+            std::cerr << "\ngrader: could not time " << r.student << ": " << e.what() << "\n";
+          }
+        }
+      });
+    for (auto& t : timers) t.join();
     progress.done();
 
+    if (sharded) {
+      std::cerr << "grader: share " << cfg.shard_index << " of 0.." << cfg.shard_count - 1 << " done ("
+                << todo.size() << " graded, " << resumed << " kept); a run without --shard writes the class files\n";
+      finish_work_folder(ctx);
+      return 0;
+    }
     // Whole-class files, from every current student's result (new or resumed).
     std::vector<StudentResult> all;
     for (const auto& s : found.submissions)
@@ -376,12 +439,24 @@ int run_grader(const Config& cfg_in) {
     std::vector<std::string> ids;
     for (const auto& c : ctx.reference_checks) ids.push_back(c.id);
     write_file_atomic(grades / "gradebook.csv", gradebook_csv(all, ctx.rubric, ids));
-    RunFacts facts{ctx.backend, gpus, ctx.reference_ms,
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), todo.size(), resumed,
-                   found.ignored};
+    RunFacts facts;
+    facts.backend = ctx.backend;
+    facts.gpus = gpus;
+    facts.reference_ms = ctx.reference_ms;
+    facts.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    facts.graded_now = todo.size();
+    facts.resumed = resumed;
+    facts.ignored = found.ignored;
+    facts.checks = ctx.reference_checks;
+    if (fs::exists(cfg.repo / "labs" / ctx.lab_file_name)) facts.stub = (cfg.repo / "labs" / ctx.lab_file_name).string();
+    facts.pseudonyms = pseudonyms(grades, all);
+    for (const auto& r : all)
+      if (fs::exists(student_source_copy(grades, r.student))) facts.sources[r.student] = student_source_copy(grades, r.student);
     nlohmann::json summary = summary_json(all, ctx.rubric, info, facts);
     write_file_atomic(grades / "summary.json", summary.dump(2) + "\n");
-    std::cerr << closing_summary(summary) << "Grades in " << grades.string() << "\n";
+    std::cerr << closing_summary(summary);
+    if (cfg.class_report) write_class_report(cfg.repo, grades);
+    std::cerr << "Grades in " << grades.string() << "\n";
     finish_work_folder(ctx);
     return all.size() == found.submissions.size() ? 0 : 1;
   } catch (const SetupError& e) {

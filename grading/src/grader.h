@@ -21,6 +21,14 @@ struct Config {
   unsigned uid_base = 200000;               // as root, student i builds and runs as uid_base + i
   bool allow_degraded = false;              // as root on a host without namespaces: run anyway (said so)
   bool isolate = true;                      // cudalab-jail when root
+  // --shard K/N: grade only the students at positions i (name order) with i % N == K and write
+  // no class files (a Slurm array task; a later run without --shard writes them).
+  unsigned shard_index = 0, shard_count = 1;
+  // Checker runs at once per GPU (correctness only: the timing runs go one at a time with the
+  // GPU to themselves); on the CPU backend, at once on the machine. 0: chosen from the cores
+  // and memory (grader.cpp, parallel_run_slots).
+  unsigned parallel_runs = 0;
+  bool class_report = true;                 // run grading/report/class_report.py at the end
 };
 
 // Returns the process exit status: 0 every student graded (whatever the scores); 1 some

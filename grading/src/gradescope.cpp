@@ -40,19 +40,30 @@ nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, con
                    {"score", s.speed.points},
                    {"max_score", s.speed.counted ? s.speed.max_points : 0.0},
                    {"status", s.speed.status == "graded" && s.speed.points > 0 ? "passed" : "failed"},
-                   {"output", (s.speed.status == "graded" ? "" : "Not graded: ") + s.speed.note},
+                   {"output", s.speed.status == "graded" ? s.speed.note + ".\nRule: " + s.speed.rule + "."
+                                                         : "Not graded: " + s.speed.note},
                    {"visibility", "visible"}});
   std::string output = r.verdict == kGraded
                            ? (s.correct ? "Every check passed." : "Some checks did not pass: see each test below.")
                            : r.reason;
   if (r.verdict == kBuildFailed && !r.build_log.empty()) output += "\n\n" + r.build_log;
   for (const auto& n : r.notes) output += "\n- " + n;
-  return {{"score", s.total},
-          {"execution_time", int(std::lround(r.seconds))},
-          {"output", clean_text(output)},
-          {"visibility", "visible"},
-          {"stdout_visibility", "hidden"},
-          {"tests", tests}};
+  json out = {{"score", s.total},
+              {"execution_time", int(std::lround(r.seconds))},
+              {"output", clean_text(output)},
+              {"visibility", "visible"},
+              {"stdout_visibility", "hidden"},
+              {"tests", tests}};
+  // Gradescope's leaderboard (it shows each student's chosen pseudonym, never a name): the
+  // kernel's time and its speed-up over the harness's naive kernel, for a correct, timed kernel.
+  if (s.speed.status == "graded" && r.student_ms) {
+    json board = json::array();
+    board.push_back({{"name", "Kernel time (ms)"}, {"value", std::round(*r.student_ms * 1e4) / 1e4}, {"order", "asc"}});
+    if (s.speed.speedup > 0)
+      board.push_back({{"name", "Speed-up over the naive kernel"}, {"value", std::round(s.speed.speedup * 100) / 100}});
+    out["leaderboard"] = board;
+  }
+  return out;
 }
 
 }  // namespace grading

@@ -63,11 +63,12 @@ LabReport parse_lab_report(const std::string& text) {
       r.timing_note = t.value("note", "");
       // Only a measured timing has a time to grade ("wrong_answer": the timed run was wrong).
       if (r.timing_status == "measured" && t.contains("rows"))
-        for (const auto& row : t["rows"])
-          if (row.value("role", "") == "student" && row.contains("ms") && row["ms"].is_number()) {
-            r.student_ms = row["ms"].get<double>();
-            break;
-          }
+        for (const auto& row : t["rows"]) {
+          if (!row.contains("ms") || !row["ms"].is_number()) continue;
+          const std::string role = row.value("role", "");
+          if (role == "student" && !r.student_ms) r.student_ms = row["ms"].get<double>();
+          if (role == "baseline" && !r.naive_ms) r.naive_ms = row["ms"].get<double>();
+        }
     }
     return r;
   } catch (const json::exception& e) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <thread>
 
 #include "grader.h"
@@ -26,7 +27,20 @@ int main(int argc, char** argv) {
   app.add_option("--student", cfg.student_name, "name for a Gradescope-style single submission")->capture_default_str();
   app.add_option("--uid-base", cfg.uid_base, "as root, student i builds and runs as uid BASE+i")->capture_default_str();
   app.add_flag("--allow-degraded", cfg.allow_degraded, "as root where namespaces are refused (a container): isolate what can be");
+  std::string shard;
+  app.add_option("--shard", shard, "K/N: grade only every N-th student from the K-th (0-based), no class files (Slurm arrays)")
+      ->check([](const std::string& v) -> std::string {
+        unsigned k = 0, n = 0;
+        char end = 0;
+        if (std::sscanf(v.c_str(), "%u/%u%c", &k, &n, &end) != 2 || n == 0 || k >= n)
+          return "--shard takes K/N with 0 <= K < N, such as 0/8 (got '" + v + "')";
+        return "";
+      });
+  app.add_option("--parallel-runs", cfg.parallel_runs,
+                 "correctness runs at once per GPU (timing always runs alone); default from cores and memory");
+  app.add_flag("!--no-report", cfg.class_report, "do not write the class report (report.html)");
   CLI11_PARSE(app, argc, argv);
+  if (!shard.empty()) std::sscanf(shard.c_str(), "%u/%u", &cfg.shard_index, &cfg.shard_count);
 
   // SIGINT/SIGTERM: kill every running submission's process group, then leave. Handled on
   // a thread of its own (sigwait), so the handler may take locks.

@@ -19,6 +19,7 @@ json to_json(const StudentResult& r) {
           {"gpu", r.gpu},          {"seed", r.seed},             {"notes", r.notes},
           {"checks", r.checks},    {"timing_status", r.timing_status}, {"timing_note", r.timing_note},
           {"student_ms", opt(r.student_ms)}, {"reference_ms", opt(r.reference_ms)},
+          {"naive_ms", opt(r.naive_ms)}, {"reference_naive_ms", opt(r.reference_naive_ms)},
           {"build_log", r.build_log}, {"run_log", r.run_log}, {"seconds", r.seconds},
           {"graded_at", r.graded_at}};
 }
@@ -42,6 +43,8 @@ StudentResult result_from_json(const json& j) {
   j.at("timing_note").get_to(r.timing_note);
   r.student_ms = opt_of(j, "student_ms");
   r.reference_ms = opt_of(j, "reference_ms");
+  r.naive_ms = opt_of(j, "naive_ms");  // absent in results saved before the naive anchor
+  r.reference_naive_ms = opt_of(j, "reference_naive_ms");
   j.at("build_log").get_to(r.build_log);
   j.at("run_log").get_to(r.run_log);
   j.at("seconds").get_to(r.seconds);

@@ -39,6 +39,9 @@ struct StudentResult {
   std::vector<CheckOutcome> checks;
   std::string timing_status, timing_note;
   std::optional<double> student_ms, reference_ms;
+  // The harness's naive kernel, timed in the student's run and in the reference's run: the
+  // speed scale's zero (rubric.h, anchor "naive").
+  std::optional<double> naive_ms, reference_naive_ms;
   std::string build_log, run_log;
   double seconds = 0;
   std::string graded_at;

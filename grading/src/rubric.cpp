@@ -1,5 +1,6 @@
 #include "rubric.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -22,14 +23,24 @@ std::vector<std::string> Rubric::unknown_checks(const std::vector<std::string>& 
   return {unknown.begin(), unknown.end()};
 }
 
-double Rubric::speed_score(double ratio) const {
-  if (speed_points <= 0 || !(ratio > 0)) return 0;
-  if (ratio <= full_at) return speed_points;
-  if (ratio >= zero_at) return 0;
-  double f = curve == "linear" ? (zero_at - ratio) / (zero_at - full_at)
-                               : (std::log(zero_at) - std::log(ratio)) / (std::log(zero_at) - std::log(full_at));
-  // Scores are kept to two decimals so that the gradebook is stable from run to run.
-  return std::round(speed_points * f * 100) / 100;
+double Rubric::speed_fraction_vs_reference(double ratio) const {
+  if (!(ratio > 0) || ratio >= zero_at) return 0;
+  if (ratio <= full_at) return 1;
+  return curve == "linear" ? (zero_at - ratio) / (zero_at - full_at)
+                           : (std::log(zero_at) - std::log(ratio)) / (std::log(zero_at) - std::log(full_at));
+}
+
+double Rubric::speed_fraction_vs_naive(double speedup, double reference_speedup) const {
+  // Full points from here: the reference's speed-up, less the slack full_at allows for noise.
+  const double target = reference_speedup / full_at;
+  if (!(speedup > 1)) return 0;
+  if (speedup >= target) return 1;
+  return curve == "linear" ? (speedup - 1) / (target - 1) : std::log(speedup) / std::log(target);
+}
+
+double Rubric::speed_points_for(double fraction) const {
+  if (speed_points <= 0 || !(fraction > 0)) return 0;
+  return std::round(speed_points * std::min(1.0, fraction) * 100) / 100;
 }
 
 Rubric parse_rubric(const std::string& text, const std::string& source_name) {
@@ -70,7 +81,9 @@ Rubric parse_rubric(const std::string& text, const std::string& source_name) {
     }
   }
   r.speed_points = number(t["speed"]["points"], "speed.points", 0);
-  r.full_at = number(t["speed"]["full_points_at"], "speed.full_points_at", 1.2);
+  r.anchor = t["speed"]["anchor"].value_or(std::string("naive"));
+  if (r.anchor != "naive" && r.anchor != "reference") fail("speed.anchor must be \"naive\" or \"reference\"");
+  r.full_at = number(t["speed"]["full_points_at"], "speed.full_points_at", r.full_at);
   r.zero_at = number(t["speed"]["no_points_at"], "speed.no_points_at", 10);
   r.curve = t["speed"]["curve"].value_or(std::string("log"));
   if (r.speed_points < 0) fail("speed.points must be >= 0");

@@ -22,9 +22,15 @@ struct Rubric {
   std::map<std::string, double> check_points;
   std::set<std::string> hidden;              // shown to students only as a count of points
   double speed_points = 0;
-  double full_at = 1.2;                      // student/reference time ratio with full points
-  double zero_at = 10;                       // ratio with none
-  std::string curve = "log";                 // "log" or "linear" between the two
+  // Where the speed scale's ends are. "naive" (the default): no points at the speed of the
+  // harness's own naive kernel, full points at the reference solution's, both measured in the
+  // same runs as the student's kernel (the checker times the naive kernel beside it). Falls
+  // back to "reference" when a lab's naive kernel is not clearly slower than its reference.
+  // "reference": full points at full_at times the reference's time, none at zero_at times.
+  std::string anchor = "naive";
+  double full_at = 1.05;                     // within this factor of the reference's time: full points
+  double zero_at = 10;                       // "reference" anchor: this many times its time earns none
+  std::string curve = "log";                 // "log" (each halving of the time counts the same) or "linear"
   std::vector<std::string> forbid;           // "cub", "thrust", "cublas"
   struct Limits {
     double build_seconds = 240;
@@ -40,8 +46,14 @@ struct Rubric {
   // Ids under [checks.points] and in checks.hidden that are none of `check_ids` (the lab's
   // real checks): a typo there would silently score or show the wrong check.
   std::vector<std::string> unknown_checks(const std::vector<std::string>& check_ids) const;
-  // Speed points for a correct submission whose time is `ratio` times the reference's.
-  double speed_score(double ratio) const;
+  // The fraction of the speed points (0..1) for a correct submission, "reference" anchor:
+  // its time is `ratio` times the reference's.
+  double speed_fraction_vs_reference(double ratio) const;
+  // "naive" anchor: the student's kernel is `speedup` times as fast as the naive kernel, the
+  // reference `reference_speedup` times (each against the naive kernel of its own run).
+  double speed_fraction_vs_naive(double speedup, double reference_speedup) const;
+  // Points from a fraction, to two decimals (a stable gradebook).
+  double speed_points_for(double fraction) const;
 };
 
 Rubric load_rubric(const std::filesystem::path& path);

@@ -5,6 +5,10 @@
 
 namespace grading {
 
+// The reference must beat the naive kernel by this much for the naive kernel to anchor the
+// speed scale (below it, run-to-run noise would be a large part of the scale).
+constexpr double kMinimumAnchorGap = 1.25;
+
 std::string format_points(double p) {
   char buf[32];
   if (std::fabs(p - std::round(p)) < 1e-9)
@@ -60,12 +64,38 @@ Score score(const StudentResult& r, const Rubric& rubric) {
     } else {
       sp.status = "graded";
       sp.ratio = *r.student_ms / *r.reference_ms;
-      sp.points = rubric.speed_score(sp.ratio);
+      if (r.naive_ms && r.reference_naive_ms && *r.naive_ms > 0 && *r.reference_naive_ms > 0) {
+        sp.speedup = *r.naive_ms / *r.student_ms;
+        sp.reference_speedup = *r.reference_naive_ms / *r.reference_ms;
+      }
+      char buf[400];
+      // The naive anchor needs a naive kernel clearly slower than the reference: where the
+      // lab's kernel is the naive one (lab 1), the scale would have no length.
+      if (rubric.anchor == "naive" && sp.reference_speedup >= kMinimumAnchorGap) {
+        sp.points = rubric.speed_points_for(rubric.speed_fraction_vs_naive(sp.speedup, sp.reference_speedup));
+        std::snprintf(buf, sizeof buf,
+                      "%.3f ms: %.2fx as fast as the harness's naive kernel; the reference solution is %.2fx (each "
+                      "timed beside the naive kernel in its own run)",
+                      *r.student_ms, sp.speedup, sp.reference_speedup);
+        sp.note = buf;
+        std::snprintf(buf, sizeof buf,
+                      "no points at the naive kernel's speed, full points within %.2gx of the reference's, %s in between",
+                      rubric.full_at, rubric.curve == "log" ? "on a log scale (each halving of time counts the same)" : "linearly");
+        sp.rule = buf;
+      } else {
+        sp.points = rubric.speed_points_for(rubric.speed_fraction_vs_reference(sp.ratio));
+        std::snprintf(buf, sizeof buf, "%.3f ms against the reference's %.3f ms (%.2fx)", *r.student_ms,
+                      *r.reference_ms, sp.ratio);
+        sp.note = buf;
+        std::snprintf(buf, sizeof buf, "full points at %.2gx the reference's time or better, none at %.3gx, %s in between",
+                      rubric.full_at, rubric.zero_at, rubric.curve == "log" ? "on a log scale" : "linearly");
+        sp.rule = buf;
+        if (rubric.anchor == "naive")
+          sp.rule += sp.reference_speedup > 0 ? " (this lab's naive kernel is not clearly slower than the reference, so "
+                                                "the reference alone sets the scale)"
+                                              : " (the naive kernel's time was not measured)";
+      }
       s.total += sp.points;
-      char buf[200];
-      std::snprintf(buf, sizeof buf, "%.3f ms against the reference's %.3f ms (%.2fx); full points at %.2gx or better, none at %.3gx",
-                    *r.student_ms, *r.reference_ms, sp.ratio, rubric.full_at, rubric.zero_at);
-      sp.note = buf;
     }
   }
   s.total = std::round(s.total * 100) / 100;

@@ -44,13 +44,49 @@ nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rub
     if (r.verdict == kGraded)
       for (const auto& c : r.checks)
         if (c.status != "pass" && c.status != "skipped") ++failed_checks[c.id];
-    students.push_back({{"student", r.student}, {"total", s.total}, {"maximum", s.maximum}, {"verdict", r.verdict},
-                        {"correct", s.correct}, {"backend", r.backend}});
+    json checks = json::object();
+    for (const auto& c : r.checks) checks[c.id] = c.status;
+    auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    const SpeedScore& sp = s.speed;
+    json speed = {{"status", sp.status},
+                  {"points", sp.points},
+                  {"max_points", sp.max_points},
+                  {"student_ms", opt(r.student_ms)},
+                  {"reference_ms", opt(r.reference_ms)},
+                  {"naive_ms", opt(r.naive_ms)},
+                  {"vs_reference", sp.status == "graded" ? json(sp.ratio) : json(nullptr)},
+                  {"speedup_over_naive", sp.speedup > 0 ? json(sp.speedup) : json(nullptr)}};
+    auto find_or_empty = [](const std::map<std::string, std::string>& m, const std::string& k) {
+      auto it = m.find(k);
+      return it == m.end() ? std::string() : it->second;
+    };
+    students.push_back({{"student", r.student},
+                        {"pseudonym", find_or_empty(facts.pseudonyms, r.student)},
+                        {"total", s.total},
+                        {"maximum", s.maximum},
+                        {"verdict", r.verdict},
+                        {"correct", s.correct},
+                        {"backend", r.backend},
+                        {"reasons", failure_reasons(r)},
+                        {"checks", checks},
+                        {"speed", speed},
+                        {"source", find_or_empty(facts.sources, r.student)}});
   }
   std::vector<std::pair<std::string, int>> common(reasons.begin(), reasons.end());
   std::stable_sort(common.begin(), common.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   json top = json::array();
   for (size_t i = 0; i < common.size() && i < 8; ++i) top.push_back({{"reason", common[i].first}, {"students", common[i].second}});
+  json check_list = json::array();
+  for (const auto& c : facts.checks)
+    check_list.push_back({{"id", c.id}, {"title", c.title}, {"hidden", rubric.hidden.count(c.id) > 0},
+                          {"points", rubric.points_for(c.id)}});
+  // The speed rule in words, from any graded student (all share it); else the rubric's own.
+  std::string speed_rule;
+  for (const auto& r : results)
+    if (const Score s = score(r, rubric); s.speed.status == "graded") {
+      speed_rule = s.speed.rule;
+      break;
+    }
   json ref = json::object();
   for (const auto& [gpu, ms] : facts.reference_ms) ref[gpu.empty() ? "cpu" : "gpu " + gpu] = ms;
   return {{"lab", lab.lab},
@@ -71,6 +107,9 @@ nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rub
           {"most_common_failures", top},
           {"failed_checks", failed_checks},
           {"reference_ms", ref},
+          {"checks", check_list},
+          {"speed_rule", speed_rule},
+          {"stub", facts.stub},
           {"seconds", facts.seconds},
           {"ignored_entries", facts.ignored},
           {"results", students}};

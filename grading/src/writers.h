@@ -1,6 +1,7 @@
 // What the grader writes for people: feedback for a student, Gradescope's results.json,
 // the gradebook and the run's summary.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct RunFacts {
   double seconds = 0;
   size_t graded_now = 0, resumed = 0;
   std::vector<std::string> ignored;
+  std::vector<CheckOutcome> checks;               // the lab's checks, in order (the reference run's)
+  std::string stub;                               // the lab's handed-out file, for the similarity report
+  std::map<std::string, std::string> pseudonyms;  // by student: their leaderboard name
+  std::map<std::string, std::string> sources;     // by student: their source as graded
 };
 nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rubric& rubric, const LabInfo& lab,
                             const RunFacts& facts);

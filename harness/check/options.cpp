@@ -85,11 +85,14 @@ Options parse_options(int argc, const char* const* argv) {
     else if (arg == "--runner-wrap") o.runner_wrap.push_back(need_value());
     else if (arg == "--check-timeout") o.check_timeout = double(parse_unsigned(need_value(), "--check-timeout"));
     else if (arg == "--no-timing") o.timing = false;
+    else if (arg == "--timing-only") o.timing_only = true;
     else if (arg == "--all") o.all = true;
     else if (arg == "--list") o.list = true;
     else if (arg == "--help" || arg == "-h") o.help = true;
     else throw UsageError{"unknown option '" + std::string(argv[i]) + "' (see --help)"};
   }
+  if (o.timing_only && !o.timing) throw UsageError{"--timing-only and --no-timing together leave nothing to run"};
+  if (o.timing_only && !o.only.empty()) throw UsageError{"--timing-only runs no checks, so --only has nothing to choose"};
   return o;
 }
 
@@ -102,6 +105,9 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << " run one size only (checks and timing); 2^30 and 1<<30 are understood\n"
     << "  --only ID      run one check (IDs: --list)\n"
     << "  --no-timing    correctness checks only\n"
+    << "  --timing-only  the timing alone, no checks (the grader checks first, then times\n"
+    << "                 the correct ones with the GPU to themselves); the timed runs still\n"
+    << "                 check their own answers\n"
     << "  --all          run every check even when the smaller ones fail (on a terminal the\n"
     << "                 expensive checks are left out then; elsewhere every check always runs)\n"
     << "  --json PATH    also write every check and figure to PATH\n"

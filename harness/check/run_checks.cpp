@@ -58,6 +58,7 @@ std::string launch_summary(const std::vector<wire::Launch>& launches, uint64_t t
 CheckCase barriers_case();
 
 std::vector<CheckCase> select_cases(const LabSuite& suite, const Options& opt) {
+  if (opt.timing_only) return {};
   std::vector<CheckCase> cases = suite.cases;
   if (opt.size) {
     Shape shape{*opt.size};

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -284,6 +285,25 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   json summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
   CHECK(summary["students"] == 34);
   CHECK(summary["passed"] == 7);
+  // What the class report reads: the lab's checks in order, and per student a pseudonym (the
+  // same on the next run, never the name), each check's status, and the source as graded
+  // (only for files that were read as source: not a binary, not a link).
+  CHECK(summary["checks"].size() == result(grades, "correct")["checks"].size());
+  std::set<std::string> pseudonyms;
+  std::map<std::string, json> by_student;
+  for (const auto& r : summary["results"]) {
+    by_student[r["student"]] = r;
+    pseudonyms.insert(r["pseudonym"].get<std::string>());
+    CHECK(r["pseudonym"].get<std::string>().rfind("anon-", 0) == 0);
+    CHECK(r["pseudonym"].get<std::string>().find(r["student"].get<std::string>()) == std::string::npos);
+  }
+  CHECK(pseudonyms.size() == 34);
+  CHECK(by_student["correct"]["checks"]["one_element"] == "pass");
+  CHECK(by_student["correct"]["speed"]["status"] == "not graded");
+  CHECK(fs::exists(by_student["correct"]["source"].get<std::string>()));
+  CHECK(by_student["binary"]["source"] == "");
+  CHECK(by_student["linked_file"]["source"] == "");
+  CHECK(by_student["compile_error"]["source"] != "");
 
   // Run again: nothing is graded twice, and the gradebook is the same.
   REQUIRE(wait_for(start(grader_args(grades, kRoot / "work"), kRoot / "run2.log")) == 0);
@@ -291,6 +311,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(summary["graded_this_run"] == 0);
   CHECK(summary["resumed"] == 34);
   CHECK_MESSAGE(gradebook(grades) == book, differing_rows(book, gradebook(grades)));
+  for (const auto& r : summary["results"]) CHECK(by_student[r["student"]]["pseudonym"] == r["pseudonym"]);
 
   // A changed file is graded again.
   std::ofstream(kRoot / "subs" / "correct" / "lab1_naive_sum.cu", std::ios::app) << "// changed\n";
@@ -334,6 +355,38 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   // Nothing of the killed run is left: no checker, jail or runner naming its work folder.
   const std::string leftovers = "ps -eo args= | grep -F '" + (kRoot / "work2").string() + "' | grep -v grep";
   CHECK_MESSAGE(std::system(("! " + leftovers + " >/dev/null").c_str()) == 0, leftovers);
+
+  // The GPU's schedule (the checks of several students at once, then each correct kernel's
+  // timing run alone), run here on the CPU backend through the grader's test variable: the
+  // same gradebook, and the correct students went through a timing run of their own.
+  const fs::path grades3 = kRoot / "grades-two-phase";
+  std::vector<std::string> two_phase = grader_args(grades3, kRoot / "work3", "small");
+  two_phase.insert(two_phase.end(), {"--parallel-runs", "2"});
+  setenv("CUDALAB_GRADER_TEST_TIME_APART", "1", 1);
+  const int two_phase_status = wait_for(start(two_phase, kRoot / "run6.log"));
+  unsetenv("CUDALAB_GRADER_TEST_TIME_APART");
+  REQUIRE(two_phase_status == 0);
+  const std::string run6 = read_file(kRoot / "run6.log").value_or("");
+  CHECK_MESSAGE(run6.find("checks of 2 students at once") != std::string::npos, run6);
+  CHECK_MESSAGE(gradebook(grades3) == expected, differing_rows(expected, gradebook(grades3)));
+  CHECK(result(grades3, "correct")["timing_status"] == "emulated");
+  CHECK(result(grades3, "correct")["timing_note"].get<std::string>().find("emulated") != std::string::npos);
+
+  // --shard K/N grades only its share and writes no class files; a run without it completes
+  // the class (what a Slurm array and its final job do).
+  const fs::path grades4 = kRoot / "grades-sharded";
+  std::vector<std::string> shard0 = grader_args(grades4, kRoot / "work4", "small");
+  shard0.insert(shard0.end(), {"--shard", "0/2"});
+  REQUIRE(wait_for(start(shard0, kRoot / "run7.log")) == 0);
+  size_t graded_in_share = 0;
+  for (const char* s : kSmallClass) graded_in_share += fs::exists(grades4 / "lab1" / "students" / s / "result.json");
+  CHECK(graded_in_share == 3);  // positions 0, 2 and 4 of the five, in name order
+  CHECK_FALSE(fs::exists(grades4 / "lab1" / "gradebook.csv"));
+  REQUIRE(wait_for(start(grader_args(grades4, kRoot / "work4", "small"), kRoot / "run8.log")) == 0);
+  summary = json::parse(*read_file(grades4 / "lab1" / "summary.json"));
+  CHECK(summary["resumed"] == 3);
+  CHECK(summary["graded_this_run"] == 2);
+  CHECK_MESSAGE(gradebook(grades4) == expected, differing_rows(expected, gradebook(grades4)));
   std::error_code ec;
   fs::remove_all(kRoot, ec);
 }

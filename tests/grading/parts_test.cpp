@@ -12,6 +12,7 @@
 #include "static_rules.h"
 #include "util.h"
 #include "verdict_frame.h"
+#include "writers.h"
 
 using namespace grading;
 
@@ -238,15 +239,61 @@ TEST_CASE("rubrics: ids that name no real check are found") {
   CHECK(r.unknown_checks({"odd_size", "odd_sise", "milion"}).empty());
 }
 
-TEST_CASE("speed points: full at or under full_points_at, none at no_points_at, log in between") {
-  Rubric r = parse_rubric("lab = 3\n[speed]\npoints = 10\nfull_points_at = 1.2\nno_points_at = 10\n", "x");
-  CHECK(r.speed_score(0.5) == 10);
-  CHECK(r.speed_score(1.2) == 10);
-  CHECK(r.speed_score(10) == 0);
-  CHECK(r.speed_score(50) == 0);
-  CHECK(r.speed_score(std::sqrt(12.0)) == doctest::Approx(5).epsilon(0.01));  // geometric middle
+TEST_CASE("speed points, reference anchor: full at or under full_points_at, none at no_points_at, log in between") {
+  Rubric r = parse_rubric("lab = 3\n[speed]\npoints = 10\nanchor = \"reference\"\nfull_points_at = 1.2\nno_points_at = 10\n", "x");
+  auto points = [&](double ratio) { return r.speed_points_for(r.speed_fraction_vs_reference(ratio)); };
+  CHECK(points(0.5) == 10);
+  CHECK(points(1.2) == 10);
+  CHECK(points(10) == 0);
+  CHECK(points(50) == 0);
+  CHECK(points(std::sqrt(12.0)) == doctest::Approx(5).epsilon(0.01));  // geometric middle
   r.curve = "linear";
-  CHECK(r.speed_score(5.6) == doctest::Approx(5).epsilon(0.01));
+  CHECK(points(5.6) == doctest::Approx(5).epsilon(0.01));
+}
+
+TEST_CASE("speed points, naive anchor: none at the naive kernel's speed, full near the reference's, log in between") {
+  Rubric r = parse_rubric("lab = 3\n[speed]\npoints = 10\nfull_points_at = 1.0\n", "x");
+  CHECK(r.anchor == "naive");
+  auto points = [&](double speedup) { return r.speed_points_for(r.speed_fraction_vs_naive(speedup, 16.0)); };
+  CHECK(points(0.5) == 0);   // slower than the naive kernel
+  CHECK(points(1.0) == 0);   // the naive kernel itself
+  CHECK(points(4.0) == doctest::Approx(5));  // half the doublings to the reference's 16x
+  CHECK(points(16.0) == 10);
+  CHECK(points(40.0) == 10);  // faster than the reference: still the full points, no more
+  r.full_at = 1.05;           // slack for timing noise: 16/1.05 = 15.24x gets full points
+  CHECK(points(15.3) == 10);
+  CHECK(points(14.0) < 10);
+  r.curve = "linear";
+  r.full_at = 1.0;
+  CHECK(points(8.5) == doctest::Approx(5));
+  CHECK_THROWS_AS(parse_rubric("lab = 3\n[speed]\nanchor = \"cub\"\n", "x"), RubricError);
+}
+
+TEST_CASE("scoring: the naive anchor says both speed-ups; a lab whose naive kernel is its reference falls back") {
+  Rubric rubric = parse_rubric("lab = 3\n[speed]\npoints = 10\nfull_points_at = 1.0\n", "x");
+  StudentResult r;
+  r.verdict = kGraded;
+  r.backend = "cuda";
+  r.checks = {{"a", "", "pass", "", {}, false}};
+  r.student_ms = 0.25;      // 4x as fast as its run's naive kernel
+  r.naive_ms = 1.0;
+  r.reference_ms = 0.1;     // 16x as fast as its run's naive kernel
+  r.reference_naive_ms = 1.6;
+  Score s = score(r, rubric);
+  CHECK(s.speed.speedup == doctest::Approx(4));
+  CHECK(s.speed.reference_speedup == doctest::Approx(16));
+  CHECK(s.speed.points == doctest::Approx(5));
+  CHECK(s.speed.note.find("4.00x as fast as the harness's naive kernel; the reference solution is 16.00x") != std::string::npos);
+  CHECK(s.speed.rule.find("no points at the naive kernel's speed") != std::string::npos);
+
+  r.reference_naive_ms = 0.11;  // the naive kernel is about as fast as the reference (lab 1)
+  Score flat = score(r, rubric);
+  CHECK(flat.speed.rule.find("the reference alone sets the scale") != std::string::npos);
+  CHECK(flat.speed.points == doctest::Approx(rubric.speed_points_for(rubric.speed_fraction_vs_reference(2.5))));
+
+  r.naive_ms.reset();  // a result saved before the naive kernel was timed
+  r.reference_naive_ms.reset();
+  CHECK(score(r, rubric).speed.rule.find("was not measured") != std::string::npos);
 }
 
 TEST_CASE("scoring: skipped checks leave the maximum; speed only for correct GPU results") {
@@ -262,7 +309,7 @@ TEST_CASE("scoring: skipped checks leave the maximum; speed only for correct GPU
   CHECK(s.correct);
   CHECK(s.maximum == 17);  // 5 + 2 + speed 10; the skipped check is out
   CHECK(s.speed.status == "graded");
-  CHECK(s.total == doctest::Approx(7 + rubric.speed_score(2.4)));
+  CHECK(s.total == doctest::Approx(7 + rubric.speed_points_for(rubric.speed_fraction_vs_reference(2.4))));
   CHECK(s.checks[1].hidden);
 
   r.checks[1].status = "fail";
@@ -307,4 +354,37 @@ TEST_CASE("results survive a round trip through JSON") {
   CHECK(back.checks[0].own_process);
   CHECK(*back.student_ms == 1.5);
   CHECK_FALSE(back.reference_ms);
+  r.naive_ms = 3.0;
+  r.reference_naive_ms = 2.0;
+  StudentResult timed = result_from_json(to_json(r));
+  CHECK(*timed.naive_ms == 3.0);
+  CHECK(*timed.reference_naive_ms == 2.0);
+  // A result saved before the naive kernel was timed still reads.
+  nlohmann::json old = to_json(r);
+  old.erase("naive_ms");
+  old.erase("reference_naive_ms");
+  CHECK_FALSE(result_from_json(old).naive_ms);
+}
+
+TEST_CASE("Gradescope leaderboard: a correct, timed kernel's time and speed-up; nothing for the rest") {
+  Rubric rubric = parse_rubric("lab = 3\n[speed]\npoints = 10\n", "x");
+  StudentResult r;
+  r.verdict = kGraded;
+  r.backend = "cuda";
+  r.checks = {{"a", "", "pass", "", {}, false}};
+  r.student_ms = 0.25;
+  r.naive_ms = 1.0;
+  r.reference_ms = 0.1;
+  r.reference_naive_ms = 1.6;
+  nlohmann::json j = gradescope_json(r, rubric, LabInfo{3, "sum"});
+  REQUIRE(j.contains("leaderboard"));
+  CHECK(j["leaderboard"][0]["name"] == "Kernel time (ms)");
+  CHECK(j["leaderboard"][0]["value"] == doctest::Approx(0.25));
+  CHECK(j["leaderboard"][0]["order"] == "asc");
+  CHECK(j["leaderboard"][1]["value"] == doctest::Approx(4));
+  r.checks[0].status = "fail";
+  CHECK_FALSE(gradescope_json(r, rubric, LabInfo{3, "sum"}).contains("leaderboard"));
+  r.checks[0].status = "pass";
+  r.backend = "cpu";
+  CHECK_FALSE(gradescope_json(r, rubric, LabInfo{3, "sum"}).contains("leaderboard"));
 }
