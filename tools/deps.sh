@@ -7,6 +7,7 @@
 #   tools/deps.sh WHAT...    WHAT: lab (make labN on the CPU backend), test (make test), grade
 #                            (make grade / make test-grading), or single names:
 #                            boost-context doctest json toml cli11 openssl jsonschema
+#                            chromium copydetect
 #
 # Debian/Ubuntu package per name (the README's table lists the same):
 #   boost-context  libboost-context-dev    the CPU backend's fibers        make labN (no GPU), make test
@@ -16,6 +17,8 @@
 #   cli11          libcli11-dev            the grader's command line       make test, make grade
 #   openssl        libssl-dev              the grader's secrets            make test, make grade
 #   jsonschema     python3-jsonschema      the Gradescope format's test    make test
+#   chromium       chromium                the class report's test         make test-report, make test
+#   copydetect     copydetect (PyPI: pip)  the class report's similarity   make test-report, make test
 set -u
 CXX=${CXX_FOR_DEPS:-g++}
 STAMPS=build/deps
@@ -31,7 +34,7 @@ names=""
 for w in "$@"; do
   case "$w" in
     lab) names="$names boost-context" ;;
-    test) names="$names boost-context doctest json toml cli11 openssl jsonschema" ;;
+    test) names="$names boost-context doctest json toml cli11 openssl jsonschema chromium copydetect" ;;
     grade) names="$names json toml cli11 openssl boost-context" ;;
     *) names="$names $w" ;;
   esac
@@ -51,6 +54,9 @@ package() {
     cli11) echo libcli11-dev ;;
     openssl) echo libssl-dev ;;
     jsonschema) echo python3-jsonschema ;;
+    chromium) echo chromium ;;
+    # Not packaged by Debian: from PyPI, through pip (the install step goes by the prefix).
+    copydetect) echo pypi:copydetect ;;
     *) echo "tools/deps.sh: no dependency called '$1'" >&2; exit 2 ;;
   esac
 }
@@ -98,10 +104,13 @@ int main() { EVP_MD_CTX* c = EVP_MD_CTX_new(); EVP_MD_CTX_free(c); return 0; }
 EOF
       ;;
     jsonschema) python3 -c 'import jsonschema' >/dev/null 2>&1 ;;
+    chromium) chromium --version >/dev/null 2>&1 ;;
+    copydetect) python3 -c 'import copydetect' >/dev/null 2>&1 ;;
   esac
 }
 
 missing=""
+missing_pip=""
 missing_names=""
 seen=""
 for n in $names; do
@@ -109,12 +118,18 @@ for n in $names; do
   seen="$seen $n"
   p=$(package "$n") || exit 2
   [ -f "$STAMPS/$n.ok" ] && continue
-  if works "$n"; then touch "$STAMPS/$n.ok"; else missing="$missing $p"; missing_names="$missing_names $n"; fi
+  if works "$n"; then touch "$STAMPS/$n.ok"; continue; fi
+  case "$p" in pypi:*) missing_pip="$missing_pip ${p#pypi:}" ;; *) missing="$missing $p" ;; esac
+  missing_names="$missing_names $n"
 done
-[ -z "$missing" ] && exit 0
+[ -z "$missing$missing_pip" ] && exit 0
 
+# pip itself, for a package from PyPI, is a Debian package (python3-pip).
+if [ -n "$missing_pip" ] && ! python3 -m pip --version >/dev/null 2>&1; then missing="$missing python3-pip"; fi
 missing=${missing# }
-if command -v apt-get >/dev/null 2>&1; then
+if [ -z "$missing" ]; then
+  :  # nothing from Debian: PyPI's packages follow
+elif command -v apt-get >/dev/null 2>&1; then
   SUDO=""
   if [ "$(id -u)" != 0 ]; then
     if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo"; else
@@ -134,11 +149,28 @@ else
   exit 1
 fi
 
+# From PyPI, into the python3 that runs the tests: as root only (sudo's python3 may not be the
+# user's). Debian 12's own python3 refuses pip outside a virtual environment (PEP 668); as root,
+# where apt-get installs system-wide anyway, pip is told to go ahead.
+if [ -n "$missing_pip" ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "cudalab: needed here and missing:$missing_pip (from PyPI). Install once with:"
+    echo "    python3 -m pip install$missing_pip"
+    exit 1
+  fi
+  echo "cudalab: installing$missing_pip (pip)"
+  python3 -m pip install -q $missing_pip >"$tmp/pip.log" 2>&1 ||
+    { grep -q externally-managed-environment "$tmp/pip.log" &&
+      python3 -m pip install -q --break-system-packages $missing_pip >>"$tmp/pip.log" 2>&1; } ||
+    { tail -5 "$tmp/pip.log"; echo "cudalab: pip could not install$missing_pip (above). Once PyPI is reachable, run:"
+      echo "    python3 -m pip install$missing_pip"; exit 1; }
+fi
+
 # Installed: they must work now, or say which does not.
 for n in $missing_names; do
   if works "$n"; then touch "$STAMPS/$n.ok"; else
-    echo "cudalab: $(package "$n") is installed but a program using it still does not build:"
-    sed 's/^/    /' "$tmp/$n.log" | tail -5
+    echo "cudalab: $(package "$n") is installed but a program using it still does not work:"
+    sed 's/^/    /' "$tmp/$n.log" 2>/dev/null | tail -5
     exit 1
   fi
 done

@@ -1,0 +1,16 @@
+# The instructor's class report (grading/report/class_report.py: grades/labN/report.html).
+#
+#   make test-report     a synthetic graded class written to build/report/, its report rendered
+#                        by headless Chromium and checked from the DOM; build/report/report.png
+#                        is the screenshot
+#
+# Needs Chromium (Debian: chromium) and copydetect (PyPI), which tools/deps.sh installs or names.
+# The Makefile picks up every mk/*.mk, this one included.
+
+.PHONY: test-report
+test-report:
+	@tools/deps.sh chromium copydetect
+	@echo "== the class report (grading/report/class_report.py), rendered by headless Chromium"
+	@python3 tests/report/report_test.py
+
+TEST_TARGETS += test-report
