@@ -7,7 +7,7 @@
 #   tools/deps.sh WHAT...    WHAT: lab (make labN on the CPU backend), test (make test), grade
 #                            (make grade / make test-grading), or single names:
 #                            boost-context doctest json toml cli11 openssl jsonschema
-#                            chromium copydetect
+#                            chromium copydetect slurm
 #
 # Debian/Ubuntu package per name (the README's table lists the same):
 #   boost-context  libboost-context-dev    the CPU backend's fibers        make labN (no GPU), make test
@@ -19,16 +19,12 @@
 #   jsonschema     python3-jsonschema      the Gradescope format's test    make test
 #   chromium       chromium                the class report's test         make test-report, make test
 #   copydetect     copydetect (PyPI: pip)  the class report's similarity   make test-report, make test
+#   slurm          slurmctld slurmd        a one-node Slurm: the test of   make test-slurm (as root; it
+#                  slurm-client munge      make grade-slurm                asks for them itself)
 set -u
 CXX=${CXX_FOR_DEPS:-g++}
 STAMPS=build/deps
 mkdir -p "$STAMPS"
-
-# make -j runs several of these at once (test-deps, grade-deps, ...): one at a time, so two
-# apt-gets never race for dpkg's lock, and the second finds the first one's stamps.
-if [ -z "${CUDALAB_DEPS_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
-  CUDALAB_DEPS_LOCKED=1 exec flock "$STAMPS/.lock" "$0" "$@"
-fi
 
 names=""
 for w in "$@"; do
@@ -40,10 +36,17 @@ for w in "$@"; do
   esac
 done
 
-# Everything already known to work: nothing to do (no scratch files, no compiler).
+# Everything already known to work: nothing to do (no scratch files, no compiler,
+# no lock: Slurm tasks run make at once on a shared file system).
 all_ok=yes
 for n in $names; do [ -f "$STAMPS/$n.ok" ] || all_ok=no; done
 [ $all_ok = yes ] && exit 0
+
+# make -j runs several of these at once (test-deps, grade-deps, ...): one at a time, so two
+# apt-gets never race for dpkg's lock, and the second finds the first one's stamps.
+if [ -z "${CUDALAB_DEPS_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
+  CUDALAB_DEPS_LOCKED=1 exec flock "$STAMPS/.lock" "$0" "$@"
+fi
 
 package() {
   case "$1" in
@@ -57,6 +60,7 @@ package() {
     chromium) echo chromium ;;
     # Not packaged by Debian: from PyPI, through pip (the install step goes by the prefix).
     copydetect) echo pypi:copydetect ;;
+    slurm) echo slurmctld slurmd slurm-client munge ;;
     *) echo "tools/deps.sh: no dependency called '$1'" >&2; exit 2 ;;
   esac
 }
@@ -106,6 +110,8 @@ EOF
     jsonschema) python3 -c 'import jsonschema' >/dev/null 2>&1 ;;
     chromium) chromium --version >/dev/null 2>&1 ;;
     copydetect) python3 -c 'import copydetect' >/dev/null 2>&1 ;;
+    # The daemons live in sbin, which a user's PATH may lack.
+    slurm) PATH="$PATH:/usr/sbin:/sbin" sh -c 'command -v slurmctld && command -v slurmd && command -v sbatch && command -v munged' >/dev/null 2>&1 ;;
   esac
 }
 
