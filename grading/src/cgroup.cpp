@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -221,8 +222,16 @@ void remove_stale_job_cgroups() {
     const std::string parent = base + "/" + kFolder;
     DIR* d = ::opendir(parent.c_str());
     if (!d) continue;
-    while (dirent* e = ::readdir(d))
-      if (e->d_type == DT_DIR && e->d_name[0] == 'j') ::rmdir((parent + "/" + e->d_name).c_str());
+    while (dirent* e = ::readdir(d)) {
+      if (e->d_type != DT_DIR || e->d_name[0] != 'j') continue;
+      // "j<pid>" is the group of the jail with that pid. While that jail lives, its group is
+      // its own, even when still empty (made, not yet joined): another grader on this machine
+      // (a Slurm task beside this one, a test beside a test) must not remove it under it.
+      char* end = nullptr;
+      const long pid = std::strtol(e->d_name + 1, &end, 10);
+      if (end && *end == '\0' && pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno != ESRCH)) continue;
+      ::rmdir((parent + "/" + e->d_name).c_str());
+    }
     ::closedir(d);
   }
 }

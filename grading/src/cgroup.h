@@ -46,7 +46,8 @@ class JobCgroup {
 };
 
 // Removes empty job groups left by jails that were killed outright (SIGKILL gives them no
-// chance to clean up). Safe to call any time: a group with processes refuses removal.
+// chance to clean up): only those whose jail (the pid in the name) is gone. Safe to call any
+// time, from any number of graders: a live jail's group and a group with processes stay.
 void remove_stale_job_cgroups();
 
 }  // namespace grading
