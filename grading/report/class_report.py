@@ -393,9 +393,11 @@ def checks_section(s, results):
         for ident, title, hidden, points, passed, counted in rows:
             rate = percent(passed, counted)
             tag = ' <span class="tag">hidden</span>' if hidden else ""
+            # No student had it counted: the backend skips it (too large for the CPU emulator).
+            shown = (f'<td class=num>{rate:.0f}%</td><td class=barcell>{bar(rate, "good")}</td>' if counted
+                     else '<td class=num>–</td><td class=barcell>not run on this backend</td>')
             body.append(f'<tr id="check-{esc(ident)}"><td><code>{esc(ident)}</code>{tag}</td><td>{esc(title)}</td>'
-                        f'<td class=num>{fmt_points(points)}</td><td class=num>{passed} / {counted}</td>'
-                        f'<td class=num>{rate:.0f}%</td><td class=barcell>{bar(rate, "good")}</td></tr>')
+                        f'<td class=num>{fmt_points(points)}</td><td class=num>{passed} / {counted}</td>{shown}</tr>')
         body.append("</tbody></table>")
         return section("checks", "Pass rate per check", "".join(body))
     # An older summary: only how many graded students failed each check.
