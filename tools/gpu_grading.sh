@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Grades a class of N lab 3 submissions on a GPU machine and reports the wall time.
+# Grades a class of N lab 3 submissions on a GPU machine and reports the wall time, the score
+# spread and how far apart identical kernels' speed ratios are (tools/class_figures.py).
 # Run it again on the same machine to resume (the grader skips what is already graded).
 # The grader's libraries travel in .carry/deps (Debian packages unpacked) when the machine
 # lacks them: `tools/gpu_grading.sh 100 [time-limit-seconds]`.
@@ -28,4 +29,5 @@ echo "grader exit $rc after $took s this call; $(( prev + took )) s in all"
 tail -25 "$OUT/grading.log" | tr '\r' '\n' | tail -25
 [ -f /tmp/grades/lab3/gradebook.csv ] && cp /tmp/grades/lab3/gradebook.csv "$OUT/" && \
   echo "gradebook rows: $(( $(wc -l < /tmp/grades/lab3/gradebook.csv) - 1 ))"
-[ -f /tmp/grades/lab3/summary.json ] && cp /tmp/grades/lab3/summary.json "$OUT/"
+[ -f /tmp/grades/lab3/summary.json ] && cp /tmp/grades/lab3/summary.json "$OUT/" && \
+  python3 tools/class_figures.py /tmp/grades/lab3
