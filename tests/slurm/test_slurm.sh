@@ -156,9 +156,11 @@ n_students=$(echo "$students" | wc -l)
 shard() { echo "$students" | awk -v k="$1" '(NR - 1) % 2 == k'; }
 
 # What the grader says without Slurm, for comparison (another uid range than the other tests').
+# A generous check limit in both runs: under `make -j2 test` on a 2-core CI machine other
+# suites run beside this one, and a check cut short by load would differ between the two.
 say "grading the class directly (no Slurm) for comparison"
 if "$GRADER" --lab 1 --submissions "$S" --grades "$T/direct" --work "$T/work-direct" --backend cpu \
-     --uid-base 260000 >"$T/log/direct.out" 2>&1; then
+     --uid-base 260000 --check-timeout 60 >"$T/log/direct.out" 2>&1; then
   pass "the grader grades the class directly"
 else
   tail -n 20 "$T/log/direct.out"; fail "the direct run of the grader failed (above)"; exit 1
@@ -168,7 +170,7 @@ fi
 say "make grade-slurm LAB=1 TASKS=2 BACKEND=cpu (task 1 made to die)"
 G=$T/grades
 if ! CUDALAB_SLURM_TEST_FAIL_TASK=1 TMPDIR=$T/nodetmp ${MAKE:-make} --no-print-directory -C "$repo" grade-slurm LAB=1 \
-     SUBMISSIONS="$S" GRADES="$G" TASKS=2 BACKEND=cpu GRADE_ARGS="--uid-base 230000" >"$T/log/submit.out" 2>&1; then
+     SUBMISSIONS="$S" GRADES="$G" TASKS=2 BACKEND=cpu GRADE_ARGS="--uid-base 230000 --check-timeout 60" >"$T/log/submit.out" 2>&1; then
   cat "$T/log/submit.out"; logs_tail
   echo "FAIL  slurm: make grade-slurm failed (above)"; exit 1
 fi
