@@ -27,6 +27,12 @@ ifneq ($(filter-out asan race,$(CPU_CHECK)),)
 endif
 CPU_VARIANT_DIR = $(if $(filter asan,$(1)),$(CPU_OUT)/asan,$(if $(filter race,$(1)),$(CPU_OUT)/race,$(CPU_OUT)))
 CPU_VARIANT := $(call CPU_VARIANT_DIR,$(CPU_CHECK))
+# CHECK=race/asan: the sanitizer writes its reports to files, and the checker shows them
+# digested under each check (harness/check/sanitizer_digest.h); every report stays in
+# build/cpu/<variant>/reports/all-reports.txt.
+ifneq ($(and $(filter cpu,$(BACKEND)),$(CPU_CHECK)),)
+  override ARGS += --sanitizer-log $(CPU_VARIANT)/reports
+endif
 
 CPU_RUN_INCLUDES := -Iharness/cpu/include -Iharness/include -Iharness/run -Iharness/common
 CPU_CHECK_INCLUDES := -Iharness/check -Iharness/common -Iharness/include -DCUDALAB_CONTRACT_ONLY

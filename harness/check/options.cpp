@@ -83,6 +83,7 @@ Options parse_options(int argc, const char* const* argv) {
     else if (arg == "--schedule") o.schedule = need_value();
     else if (arg == "--runner") o.runner = need_value();
     else if (arg == "--runner-wrap") o.runner_wrap.push_back(need_value());
+    else if (arg == "--sanitizer-log") o.sanitizer_log = need_value();
     else if (arg == "--check-timeout") o.check_timeout = double(parse_unsigned(need_value(), "--check-timeout"));
     else if (arg == "--no-timing") o.timing = false;
     else if (arg == "--timing-only") o.timing_only = true;
@@ -118,6 +119,8 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "  --runner-wrap W  run the runner under a command, one word per option (a debugger:\n"
     << "                 --runner-wrap cuda-gdb --runner-wrap --args), checks not time-limited\n"
     << "  --check-timeout S  stop a check after S seconds (a fresh runner takes the next one)\n"
+    << "  --sanitizer-log DIR  a runner built with a sanitizer (make CHECK=race or asan) writes its\n"
+    << "                 reports there; each check shows them digested (make passes this)\n"
     << "  --help         this text\n\n"
     << "exit status: 0 all checks passed, 1 a check failed, 2 bad usage,\n             3 the GPU context was lost, 4 no usable GPU\n";
   return s.str();

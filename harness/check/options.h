@@ -25,6 +25,7 @@ struct Options {
   std::string runner;                     // --runner PATH (default: beside the lab, see run_checks.cpp)
   std::vector<std::string> runner_wrap;   // --runner-wrap WORD, repeated: the runner's command prefix
   double check_timeout = 0;               // --check-timeout SECONDS per check (0: none)
+  std::string sanitizer_log;              // --sanitizer-log DIR: CHECK=race/asan reports, digested per check
 };
 
 // Parses argv. Throws UsageError with a message naming the problem and the fix.

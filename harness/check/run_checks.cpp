@@ -1,9 +1,12 @@
 #include "run_checks.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "lab_call.h"
@@ -12,6 +15,7 @@
 #include "report_channel.h"
 #include "run_record.h"
 #include "runner_session.h"
+#include "sanitizer_digest.h"
 #include "schedule_probe.h"
 #include "suite.h"
 #include "terminal_report.h"
@@ -219,6 +223,22 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
   return t;
 }
 
+// CHECK=race/asan: the sanitizer's reports during this check, a line per distinct finding; a
+// finding already shown under an earlier check points back to it.
+void add_sanitizer_findings(const std::string& dir, const std::string& check_id, CheckResult& r) {
+  static std::map<std::string, std::string> first_check;  // finding key -> check it was first shown under
+  for (const auto& f : take_sanitizer_reports(dir)) {
+    const std::string count = f.reports > 1 ? " (" + std::to_string(f.reports) + " reports like it)" : "";
+    auto [it, fresh] = first_check.emplace(f.key, check_id);
+    if (fresh) {
+      r.sanitizer.push_back(f.text + count);
+      if (first_check.size() == 1) r.sanitizer.push_back("every report in full: " + sanitizer_full_log(dir));
+    } else if (r.status != Status::Pass) {  // under a failure, the likely cause; a pass needs no repeat
+      r.sanitizer.push_back(f.text.substr(0, f.text.find(':')) + ": the same finding as under check " + it->second + count);
+    }
+  }
+}
+
 // The runner make builds beside this checker: build/<backend>/check/labN serves
 // build/<backend>/labs/labN-runner unless --runner names another.
 std::string default_runner_path(const std::string& checker) {
@@ -277,6 +297,11 @@ int run_lab(int argc, char** argv) {
   runner_cfg.wrap = opt.runner_wrap;
   runner_cfg.timeout_seconds = opt.check_timeout;
   if (!opt.schedule.empty()) runner_cfg.extra_env.push_back("CUDALAB_SCHEDULE=" + opt.schedule);
+  if (!opt.sanitizer_log.empty()) {
+    ::mkdir(opt.sanitizer_log.c_str(), 0700);
+    take_sanitizer_reports(opt.sanitizer_log);  // an earlier run's, if any
+    for (auto& e : sanitizer_log_env(opt.sanitizer_log)) runner_cfg.extra_env.push_back(e);
+  }
   runner_configure(runner_cfg, suite.number);
   std::string runner_problem;
   try {
@@ -338,6 +363,7 @@ int run_lab(int argc, char** argv) {
       } else {
         last_error.clear();
       }
+      if (!opt.sanitizer_log.empty()) add_sanitizer_findings(opt.sanitizer_log, c.id, r);
       rec.checks.push_back({c, r});
       out.check(rec.checks.back());
     }

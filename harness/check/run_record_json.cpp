@@ -31,6 +31,7 @@ static void write_check(JsonWriter& j, const CheckOutcome& o) {
   j.field("status", status_name(r.status)).field("message", r.message);
   j.key("notes").begin_array();
   for (const auto& n : r.notes) j.value(n);
+  for (const auto& n : r.sanitizer) j.value(n);
   j.end_array();
   j.field("max_error", r.max_error).field("tolerance", r.tolerance);
   j.field("launches", r.launches);

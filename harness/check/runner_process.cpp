@@ -27,9 +27,16 @@ RunnerProcess::RunnerProcess(const RunnerConfig& config) {
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
   std::vector<std::string> env_strings;
+  auto set_here = [&](const char* entry) {  // extra_env names it: that value, not the inherited one
+    const char* eq = std::strchr(entry, '=');
+    const size_t len = eq ? size_t(eq - entry) + 1 : std::strlen(entry);
+    for (const auto& e : config.extra_env)
+      if (e.compare(0, len, entry, len) == 0) return true;
+    return false;
+  };
   for (char** e = environ; *e; ++e) {
     // The verdict channel is the checker's alone; it was taken at start, but be sure.
-    if (std::strncmp(*e, "CUDALAB_VERDICT_CHANNEL=", 24) == 0) continue;
+    if (std::strncmp(*e, "CUDALAB_VERDICT_CHANNEL=", 24) == 0 || set_here(*e)) continue;
     env_strings.push_back(*e);
   }
   for (const auto& e : config.extra_env) env_strings.push_back(e);

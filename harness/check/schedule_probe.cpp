@@ -1,6 +1,8 @@
 #include "schedule_probe.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "lab_call.h"
 #include "runner_session.h"
@@ -39,21 +41,28 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
   take_last_launches(ignored);
 
   const bool passed = r.status == Status::Pass, passed_reversed = other.status == Status::Pass;
-  if (passed && !passed_reversed) {
-    const std::string first = other.message;
-    r.status = Status::Fail;
-    r.message = "a race: right when the threads run in one order, wrong in another (" + first + ")";
-    r.notes.insert(r.notes.begin(),
-                   "the CPU backend ran this check again with threads and blocks in reverse order, and it failed: "
-                   "a __syncthreads() is missing between a write and a read of shared memory, or a block reads "
-                   "what another block writes. On a GPU the order changes from run to run");
-    for (const auto& n : other.notes) r.notes.push_back("reversed: " + n);
-  } else if (!passed && passed_reversed) {
-    r.notes.insert(r.notes.begin(),
-                   "the same check passes when the threads and blocks run in reverse order: your result depends "
-                   "on the order threads run. Look for a __syncthreads() missing between a write and a read of "
-                   "shared memory, or a block reading what another block writes");
+  if (passed == passed_reversed) return;
+  // The race is the bug to name, whichever order got it wrong: the wrong numbers are its
+  // symptom (and stay in the message). Said in full once; later checks point back.
+  static std::string first_race_check;
+  const std::string symptom = passed ? other.message : r.message;
+  r.status = Status::Fail;
+  r.message = passed ? "a race: right when the threads run in one order, wrong in reverse (" + symptom + ")"
+                     : "a race: wrong when the threads run in one order, right in reverse (" + symptom + ")";
+  std::vector<std::string> notes;
+  if (first_race_check.empty()) {
+    first_race_check = c.id;
+    notes.push_back("the CPU backend ran this check again with the threads and blocks of every launch in reverse "
+                    "order, and the verdict changed: a __syncthreads() is missing between a write and a read of "
+                    "shared memory, or a block reads what another block writes. A GPU runs them in an order no one "
+                    "promises, and it changes from run to run");
+    notes.push_back("make lab" + std::to_string(suite.number) +
+                    " CHECK=race names the lines: ThreadSanitizer watches every access of every thread");
+  } else {
+    notes.push_back("the same kind of race as check " + first_race_check + " (see there)");
   }
+  for (const auto& n : passed ? other.notes : r.notes) notes.push_back((passed ? "reversed: " : "") + n);
+  r.notes = std::move(notes);
 }
 
 }  // namespace cudalab

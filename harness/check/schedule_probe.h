@@ -2,9 +2,11 @@
 // in another order (reverse, in a fresh runner). A GPU runs threads and blocks in an order no
 // one promises; code whose result depends on the order has a race, and a verdict that changes
 // with the order is named as one:
-//   passes in order, fails reversed -> the check fails: "a race: ...";
-//   fails in order, passes reversed -> a note: a __syncthreads() is missing, or blocks read
-//                                      what other blocks write.
+//   passes in order, fails reversed -> the check fails: "a race: right ... wrong in reverse";
+//   fails in order, passes reversed -> it fails as "a race: wrong ... right in reverse";
+// either way the wrong numbers stay in the message, the first such check explains the race
+// (a __syncthreads() missing, or blocks reading what other blocks write) and later ones point
+// back to it.
 #pragma once
 #include <cstdint>
 

@@ -34,6 +34,10 @@ struct CheckResult {
   Status status = Status::NotRun;
   std::string message;              // one line a student can act on
   std::vector<std::string> notes;   // further lines: patterns, hints
+  // CHECK=race / CHECK=asan on the CPU backend: the sanitizer's findings during this check,
+  // digested (sanitizer_digest.h). Shown whatever the verdict (a race can give a right
+  // answer by luck), and never part of it.
+  std::vector<std::string> sanitizer;
   double max_error = 0;
   double tolerance = 0;
   std::vector<Mismatch> mismatches; // the first few wrong elements

@@ -92,7 +92,10 @@ void TerminalReport::check(const CheckOutcome& o) {
     case Status::Skipped: tag = paint("SKIP ", kDim); break;
   }
   line("  " + pad(o.check.id, id_width_) + "  " + pad(o.check.shape.text(), size_width_) + tag + "  " + r.message);
-  if (r.status == Status::Pass) return;
+  if (r.status == Status::Pass) {
+    for (const auto& n : r.sanitizer) line("      -> " + n);
+    return;
+  }
   if (r.status == Status::Fail || r.status == Status::Error) line(paint("      " + o.check.title, kDim));
   for (const auto& m : r.mismatches) {
     std::string l = "      " + pad(m.where, 16) + " expected " + pad(number(m.expected), 14) + " got " +
@@ -101,6 +104,7 @@ void TerminalReport::check(const CheckOutcome& o) {
     line(l);
   }
   for (const auto& n : r.notes) line("      -> " + n);
+  for (const auto& n : r.sanitizer) line("      -> " + n);
 }
 
 void TerminalReport::summary(const RunRecord& rec) {

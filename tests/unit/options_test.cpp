@@ -61,3 +61,10 @@ TEST_CASE("a shift that would overflow is refused, not wrapped") {
   CHECK(said == "--size '16777217<<40' is too large: it does not fit in 64 bits");
   CHECK_THROWS_AS(parse_size("1000x16777217<<40"), UsageError);
 }
+
+TEST_CASE("--timing-only and --sanitizer-log") {
+  CHECK(parse({"--timing-only"}).timing_only);
+  CHECK(parse({"--sanitizer-log", "build/cpu/race/reports"}).sanitizer_log == "build/cpu/race/reports");
+  CHECK_THROWS_AS(parse({"--timing-only", "--no-timing"}), UsageError);
+  CHECK_THROWS_AS(parse({"--timing-only", "--only", "odd_size"}), UsageError);
+}
