@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cgroup.h"
 #include "lab_report.h"
 #include "source_text.h"
 #include "static_rules.h"
@@ -162,6 +163,19 @@ bool needed_fresh_runner(const CheckOutcome& c) {
 }
 
 }  // namespace
+
+// After grading as root: nothing of the jails is left (their cgroups), and the work folder
+// belongs to whoever owns the checkout again, so that their `make clean` can remove it.
+void finish_work_folder(const GradingContext& ctx) {
+  if (!ctx.jailed) return;
+  remove_stale_job_cgroups();
+  struct stat st {};
+  if (::stat(ctx.repo.c_str(), &st) != 0 || st.st_uid == 0) return;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(ctx.work, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec))
+    ::lchown(it->path().c_str(), st.st_uid, st.st_gid);
+  ::lchown(ctx.work.c_str(), st.st_uid, st.st_gid);
+}
 
 JailSpec student_jail(const GradingContext& ctx, unsigned index) {
   JailSpec j;
@@ -346,15 +360,16 @@ LabRun run_checker(const GradingContext& ctx, const fs::path& runner, const fs::
 namespace {
 
 // The student's runner, as the checker starts it: jailed as the student's own uid, seeing its
-// own program (read-only) and `run_dir` to work in; nothing else. The checker itself runs as
-// the grader, outside.
+// own program (read-only) and `run_dir` to work in, a private tmpfs as large as its /tmp (not
+// the host's disk, which pieces each under the file limit would fill); nothing else. The
+// checker itself runs as the grader, outside.
 std::optional<JailSpec> runner_jail(const GradingContext& ctx, const Built& built, const fs::path& run_dir) {
   if (!ctx.jailed) return std::nullopt;
   JailSpec jail = student_jail(ctx, built.index);
   jail.ro_bind = {built.runner.parent_path().string()};
   // The CUDA runtime the runner links (found through its rpath in the toolkit's folder).
   if (!ctx.nvcc.empty()) jail.ro_bind.push_back(fs::path(ctx.nvcc).parent_path().parent_path().string());
-  jail.bind = {run_dir.string()};
+  jail.scratch = {run_dir.string()};  // (without namespaces, the folder itself: made for that)
   jail.chdir = run_dir.string();
   jail.memory_mb = ctx.rubric.limits.memory_mb;
   jail.pids = ctx.rubric.limits.processes;
@@ -417,9 +432,13 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
   // check ran in it (either could describe a hidden check's inputs); never acted on.
   r.run_log = ctx.rubric.hidden.empty() ? clip_text(without_grader_paths(run.raw.output_with_note(), ctx, dir), 32 << 10)
                                         : std::string();
+  // How much it printed is the program's choice: with hidden checks in the run, the count
+  // could spell out a hidden input (its size, say), so it is not given.
   if (run.raw.output_truncated())
-    r.notes.push_back("Your program printed " + std::to_string(run.raw.output_bytes) +
-                      " bytes; only the beginning was kept.");
+    r.notes.push_back(ctx.rubric.hidden.empty()
+                          ? "Your program printed " + std::to_string(run.raw.output_bytes) + " bytes; only the beginning was kept."
+                          : "Your program printed more than " + std::to_string(ctx.rubric.limits.output_kb) +
+                                " KiB; only the beginning was kept.");
   if (run.runner_isolation.find("memory limit reached") != std::string::npos)
     r.notes.push_back("Your code reached the memory limit (" + std::to_string(ctx.rubric.limits.memory_mb) +
                       " MiB for all its processes together) and was stopped.");

@@ -88,6 +88,10 @@ LabRun run_checker(const GradingContext& ctx, const std::filesystem::path& runne
 std::vector<std::string> checker_argv(const GradingContext& ctx, const std::filesystem::path& runner,
                                       const std::vector<std::string>& args, const std::optional<JailSpec>& runner_jail);
 
+// After grading as root: nothing of the jails is left (their cgroups), and the work folder
+// belongs to whoever owns the checkout again, so that their `make clean` can remove it.
+void finish_work_folder(const GradingContext& ctx);
+
 // The isolation of student `index`: their uid, the limits of the rubric, no folder yet.
 JailSpec student_jail(const GradingContext& ctx, unsigned index);
 

@@ -9,7 +9,6 @@
 #include <mutex>
 #include <thread>
 
-#include "cgroup.h"
 #include "class_files.h"
 #include "discover.h"
 #include "grade_student.h"
@@ -169,19 +168,6 @@ std::string outcome_line(const StudentResult& r, const Rubric& rubric) {
   std::string line = format_points(s.total) + "/" + format_points(s.maximum) + " (" + r.verdict;
   if (r.verdict != kGraded) line += ": " + r.reason.substr(0, 70);
   return line + ")";
-}
-
-// After grading as root: nothing of the jails is left (their cgroups), and the work folder
-// belongs to whoever owns the checkout again, so that their `make clean` can remove it.
-void finish_work_folder(const GradingContext& ctx) {
-  if (!ctx.jailed) return;
-  remove_stale_job_cgroups();
-  struct stat st {};
-  if (::stat(ctx.repo.c_str(), &st) != 0 || st.st_uid == 0) return;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(ctx.work, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec))
-    ::lchown(it->path().c_str(), st.st_uid, st.st_gid);
-  ::lchown(ctx.work.c_str(), st.st_uid, st.st_gid);
 }
 
 }  // namespace

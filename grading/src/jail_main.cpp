@@ -13,6 +13,8 @@
 //   --bind PATH              PATH visible read-write at the same place (no symlink on its path)
 //   --ro-bind PATH           PATH visible read-only
 //   --hide PATH              an empty read-only folder over PATH (inside a visible folder)
+//   --scratch PATH           a private tmpfs at PATH (--tmp-mb, the command's own): a working
+//                            folder that cannot fill the host's disk and is gone with the jail
 //   --dev PATH               a device node made visible
 //   --gpu                    every /dev/nvidia* and a read-only /sys
 //   --chdir PATH             working folder (default /tmp)
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
   app.add_option("--bind", spec.bind, "visible read-write");
   app.add_option("--ro-bind", spec.ro_bind, "visible read-only");
   app.add_option("--hide", spec.hide, "covered by an empty folder");
+  app.add_option("--scratch", spec.scratch, "a private tmpfs, the command's own");
   app.add_option("--dev", spec.devices, "a device node made visible");
   app.add_flag("--gpu", spec.gpu, "GPU device nodes and /sys");
   app.add_option("--chdir", spec.chdir, "working folder")->capture_default_str();

@@ -2,7 +2,8 @@
 //
 //   supervisor  the jail itself: makes the job's cgroup, starts init in a new PID namespace,
 //               keeps the wall clock, and when anything ends (the command, the clock, a signal
-//               to the jail) kills the whole cgroup and removes it. Runs in the caller's world.
+//               to the jail) kills the whole cgroup and removes it (without namespaces, also
+//               every process below it: it is their subreaper). Runs in the caller's world.
 //   init        PID 1 of the new namespaces: builds the file-system view (a fresh tmpfs root
 //               holding only what the spec names), starts the command and reaps orphans. When
 //               the command ends it hands the status up and exits; the kernel then kills
@@ -14,6 +15,7 @@
 // stops the jail (exit 125) or, where a fallback exists, is named in the isolation report.
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <grp.h>
@@ -34,6 +36,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <set>
@@ -172,6 +175,11 @@ void build_root(Plan& p) {
   const std::string tmp_opts = "size=" + std::to_string(s.tmp_mb) + "m,mode=1777";
   for (const char* t : {"/tmp", "/var/tmp", "/dev/shm"}) mount_tmpfs(w, R + t, tmp_opts, MS_NOSUID | MS_NODEV);
   for (const auto& src : p.sources) bind_source(w, src);
+  // Working folders of the command's own, size-limited like /tmp, after the binds (on top).
+  for (const auto& path : s.scratch)
+    mount_tmpfs(w, R + path,
+                "size=" + std::to_string(s.tmp_mb) + "m,mode=0700,uid=" + std::to_string(s.uid) + ",gid=" + std::to_string(s.gid),
+                MS_NOSUID | MS_NODEV);
   for (const auto& path : s.hide) {
     struct stat st {};
     if (::lstat((R + path).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
@@ -267,6 +275,41 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
+// Without a PID namespace: every process left below this one (a subreaper, so whatever the
+// command detached, with setsid or double forks, was handed back here), killed and reaped
+// until none is left; children of the killed come back in their turn.
+void end_descendants() {
+  const pid_t self = ::getpid();
+  for (int round = 0; round < 2000; ++round) {
+    bool any = false;
+    if (DIR* d = ::opendir("/proc")) {
+      while (dirent* e = ::readdir(d)) {
+        const pid_t pid = pid_t(std::atoi(e->d_name));
+        if (pid <= 0) continue;
+        char path[64], stat[512];
+        std::snprintf(path, sizeof path, "/proc/%d/stat", int(pid));
+        const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        const ssize_t n = ::read(fd, stat, sizeof stat - 1);
+        ::close(fd);
+        if (n <= 0) continue;
+        stat[n] = 0;
+        const char* after_name = std::strrchr(stat, ')');  // "pid (name) state ppid ..."
+        char state = 0;
+        int ppid = 0;
+        if (after_name && std::sscanf(after_name + 1, " %c %d", &state, &ppid) == 2 && ppid == int(self)) {
+          ::kill(pid, SIGKILL);
+          any = true;
+        }
+      }
+      ::closedir(d);
+    }
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) any = true;
+    if (!any) return;
+    ::usleep(5000);
+  }
+}
+
 double now_seconds() {
   timespec t{};
   ::clock_gettime(CLOCK_MONOTONIC, &t);
@@ -281,6 +324,7 @@ std::vector<std::string> jail_argv(const std::string& jail_program, const JailSp
   for (const auto& p : s.bind) opt("--bind", p);
   for (const auto& p : s.ro_bind) opt("--ro-bind", p);
   for (const auto& p : s.hide) opt("--hide", p);
+  for (const auto& p : s.scratch) opt("--scratch", p);
   for (const auto& p : s.devices) opt("--dev", p);
   if (s.gpu) a.push_back("--gpu");
   opt("--chdir", s.chdir);
@@ -371,6 +415,9 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
     }
     p.namespaces = false;
   }
+  // Without a PID namespace nothing ends with init: what the command detaches comes back to
+  // the jail instead of the host's init, and is ended below.
+  if (!p.namespaces) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   const pid_t init = ::fork();
   if (init < 0) {
     say("cannot fork");
@@ -421,6 +468,7 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   if (!p.namespaces) ::kill(-init, SIGKILL);
   cgroup->kill_all();
   if (!outcome.empty()) ::waitpid(init, &init_status, 0);
+  if (!p.namespaces) end_descendants();
   const bool oom = cgroup->memory_limit_hit();
   cgroup.reset();  // waits for the group to empty, removes it
 

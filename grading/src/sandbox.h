@@ -17,6 +17,7 @@ struct JailSpec {
   std::vector<std::string> bind;     // visible read-write, at the same path
   std::vector<std::string> ro_bind;  // visible read-only, at the same path
   std::vector<std::string> hide;     // covered by an empty read-only folder (inside a visible tree)
+  std::vector<std::string> scratch;  // a private tmpfs of tmp_mb at each path, the command's own, gone with it
   std::vector<std::string> devices;  // device nodes made visible (/dev/null, zero, full, random, urandom always)
   bool gpu = false;                  // every /dev/nvidia* and a read-only /sys
   std::string chdir = "/tmp";

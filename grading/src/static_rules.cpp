@@ -199,11 +199,18 @@ std::vector<Rejection> check_source(const std::string& raw_text, const std::vect
 
   check_includes(code_with_strings, out);
 
-  // __has_include asks the compiler whether a file exists: a lab file has no question to ask.
+  // __has_include asks the compiler whether a file exists, and so does `#pragma GCC dependency`
+  // (an error when the file is missing, a warning when it is newer; also as _Pragma("...")):
+  // a lab file has no question to ask.
   static const std::regex probe(R"(\b__has_include(_next)?\b)");
-  if (std::regex_search(code, m, probe))
-    out.push_back({"include_probe", "Your file asks whether files exist (`" + m.str(0) + "`" + at_line(code, size_t(m.position(0))) +
+  static const std::regex dependency(R"(\bGCC\s+dependency\b)");
+  auto asks = [&](const std::string& text, const std::regex& question) {
+    if (!std::regex_search(text, m, question)) return false;
+    out.push_back({"include_probe", "Your file asks whether files exist (`" + m.str(0) + "`" + at_line(text, size_t(m.position(0))) +
                                         "). A lab file includes its lab's header and system headers it knows are there; please remove it."});
+    return true;
+  };
+  if (!asks(code, probe)) asks(code_with_strings, dependency);
   // #line (or its GNU form "# 12 \"file\"") makes the compiler name other files in its messages.
   static const std::regex line_directive(R"((^|\n)[ \t]*(#|%:)[ \t]*(line\b|[0-9]))");
   if (std::regex_search(code_with_strings, m, line_directive))
@@ -301,6 +308,13 @@ std::vector<Rejection> check_compiler_view(const std::string& expanded, const st
   std::istringstream in(expanded);
   // Assembly needs the asm keyword, outside strings (.incbin lives inside one).
   static const std::regex assembly(R"(\b(asm|__asm__|__asm)\b)");
+  // Attributes whose string the compiler hands to the assembler as it is: a newline or a `;`
+  // in a section name (or a symbol version, or a weakref's target) starts a directive of its
+  // own, `.incbin "file"` among them, with no asm keyword anywhere. Lab code needs none of them.
+  // (alias and ifunc name a symbol the compiler must know, so their strings are checked.)
+  static const std::regex assembler_string(R"(\b(__)?(section|symver|weakref)(__)?\s*\(\s*(u8|u|U|L)?")");
+  std::string lab_code;                    // the lab file's expanded lines, strings emptied
+  std::vector<size_t> lab_lines;           // the line of each
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
     if (line.rfind("# ", 0) == 0 && std::regex_search(line, m, marker)) {
@@ -323,6 +337,18 @@ std::vector<Rejection> check_compiler_view(const std::string& expanded, const st
                                        "your kernel, so the grader does not accept it."});
       return out;
     }
+    lab_code += code + "\n";
+    lab_lines.push_back(current_line);
+  }
+  // Over the lab file's lines together: an attribute may be written across lines.
+  std::smatch m;
+  if (std::regex_search(lab_code, m, assembler_string)) {
+    const size_t nth = size_t(std::count(lab_code.begin(), lab_code.begin() + m.position(0), '\n'));
+    const std::string what = m[1].str() + m[2].str() + m[3].str();
+    out.push_back({"inline_asm", "Your file gives the assembler a string of its own (`" + what + "(\"...\")`, line " +
+                                     std::to_string(lab_lines[nth]) + "), perhaps through a macro. Please remove that attribute: "
+                                     "its text reaches the assembler as it is, so it could carry assembly, which the grader does "
+                                     "not accept."});
   }
   return out;
 }

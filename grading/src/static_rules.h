@@ -26,7 +26,8 @@ std::vector<Rejection> check_source(const std::string& text, const std::vector<s
 // preprocessor's -MD list (every file it opened), `expanded` its -E output (macros applied,
 // line markers naming each line's file). Rejected: opening any file but `source` outside
 // `allowed_roots` (folder prefixes ending in '/'), a line marker naming a file that was never
-// opened (`#line` pointing elsewhere), and assembly (`asm`, `.incbin`) in the lab file's lines.
+// opened (`#line` pointing elsewhere), and assembly in the lab file's lines: `asm` (`.incbin`
+// in it), or an attribute whose string reaches the assembler as it is (`section`, `symver`, ...).
 std::vector<Rejection> check_compiler_view(const std::string& expanded, const std::string& deps,
                                            const std::string& source, const std::vector<std::string>& allowed_roots);
 

@@ -105,3 +105,42 @@ TEST_CASE("hostile text: escape bytes never reach a screen, a spreadsheet or fee
   CHECK(clean_text("line 1\nline 2\ttab\n") == "line 1\nline 2\ttab\n");
   CHECK(clean_text("caf\xc3\xa9") == "caf\xc3\xa9");  // accents stay
 }
+
+TEST_CASE("hostile source: .incbin with no asm keyword, through a string the assembler takes as it is") {
+  // The attack is real with this compiler: a section name with a newline starts a directive of
+  // its own, and .incbin embeds any file the compiler can read into the object.
+  fs::create_directories(kDir);
+  const std::string secret = (kDir / "embedded.txt").string();
+  write_file_atomic(secret, "CUDALAB-EMBEDDED-SECRET\n");
+  const std::string hide = "#define HIDE(f) __attribute__((section(\".rodata\\n.incbin \\\"\" f \"\\\"\\n.section .rodata\")))\n"
+                           "HIDE(\"" + secret + "\") const char blob[1] = {0};\n";
+  write_file_atomic(kDir / "embed.cpp", hide);
+  const std::string compile = "g++ -std=c++20 -c -o " + (kDir / "embed.o").string() + " " + (kDir / "embed.cpp").string() + " 2>/dev/null";
+  if (std::system(compile.c_str()) == 0)
+    CHECK_MESSAGE(read_file(kDir / "embed.o")->find("CUDALAB-EMBEDDED-SECRET") != std::string::npos,
+                  "the section-name trick no longer embeds files with this compiler (the rule below still stands)");
+  else
+    MESSAGE("this compiler refuses the section-name trick");
+  CHECK(rule_of(hide) == "inline_asm");
+  CHECK(judge(hide).front().reason.find("line 2") != std::string::npos);
+  // Its cousins: `;` as a separator, a C++11 attribute, a symbol version, a weakref across lines.
+  CHECK(rule_of("[[gnu::section(\".data;.incbin \\\"/etc/passwd\\\";.section .d2\")]] int x = 1;\n") == "inline_asm");
+  CHECK(rule_of("extern \"C\" __attribute__((symver(\"f@V1\\n.incbin \\\"/etc/passwd\\\"\\n\"))) int f() { return 1; }\n") ==
+        "inline_asm");
+  CHECK(rule_of("extern \"C\" { int y2 = 1; }\nstatic int w __attribute__((__weakref__\n(\n\"y2\\n.incbin \\\"/etc/passwd\\\"\\n\")));\n"
+                "int* pw = &w;\n") == "inline_asm");
+  // Honest code: a function named section, the word in a string; an ifunc, whose string must
+  // name a symbol the compiler knows (a newline in it is an error, not a directive).
+  CHECK(rule_of("void section(int n);\nvoid f() { section(3); }\nconst char* s = \"section(\\\".x\\\")\";\n") == "accepted");
+  CHECK(rule_of("extern \"C\" int impl() { return 1; }\nextern \"C\" int (*pick())() { return impl; }\n"
+                "extern \"C\" int helper() __attribute__((ifunc(\"pick\")));\n") == "accepted");
+}
+
+TEST_CASE("hostile source: #pragma GCC dependency asks whether a file exists, like __has_include") {
+  // The preprocessor stops with "No such file" when it is missing, and says nothing otherwise,
+  // and the file is in no dependency list: a probe the compiler view would never see.
+  CHECK(rule_of("#pragma GCC dependency \"/work/solutions/lab1_naive_sum.cu\"\nint x;\n") == "include_probe");
+  CHECK(rule_of("_Pragma(\"GCC dependency \\\"/etc/passwd\\\"\")\nint x;\n") == "include_probe");
+  CHECK(rule_of("#pragma GCC \\\ndependency \"/etc/passwd\"\nint x;\n") == "include_probe");
+  CHECK(rule_of("#pragma GCC diagnostic ignored \"-Wunused\"\n// a dependency of this file: none\nint x;\n") == "accepted");
+}

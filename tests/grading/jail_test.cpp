@@ -3,13 +3,23 @@
 // leaked out, and that nothing was left behind. Skipped (with a message) when not root.
 #include <doctest/doctest.h>
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
 #include <sys/ipc.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <functional>
+#include <thread>
 
 #include "process.h"
 #include "util.h"
@@ -38,7 +48,8 @@ fs::path student_folder(unsigned index) {
   return dir;
 }
 
-RunResult jailed(const std::string& script, unsigned index, double wall, uint64_t memory_mb = 512, uint64_t pids = 64) {
+RunResult jailed(const std::string& script, unsigned index, double wall, uint64_t memory_mb = 512, uint64_t pids = 64,
+                 const std::function<void(RunSpec&)>& adjust = {}) {
   RunSpec s;
   s.argv = {"/bin/sh", "-c", script};
   s.env = {"PATH=/usr/bin:/bin"};
@@ -53,6 +64,7 @@ RunResult jailed(const std::string& script, unsigned index, double wall, uint64_
   j.tmp_mb = 64;
   s.jail = j;
   s.jail_program = (kRepo / "build/grading/cudalab-jail").string();
+  if (adjust) adjust(s);
   return run_sandboxed(s);
 }
 
@@ -80,6 +92,65 @@ int shm_segments_of(uid_t uid) {
     if (f[7] == std::to_string(uid)) ++n;  // key shmid perms size cpid lpid nattch uid
   }
   return n;
+}
+
+// System V objects of any kind (segments, semaphores, queues) of a uid, on the host.
+int sysv_objects_of(uid_t uid) {
+  int n = 0;
+  for (const char* table : {"/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);
+    std::istringstream head(line);
+    std::vector<std::string> names;
+    for (std::string w; head >> w;) names.push_back(w);
+    const size_t col = size_t(std::find(names.begin(), names.end(), "uid") - names.begin());
+    while (std::getline(in, line)) {
+      std::istringstream l(line);
+      std::vector<std::string> f;
+      for (std::string w; l >> w;) f.push_back(w);
+      n += col < f.size() && f[col] == std::to_string(uid);
+    }
+  }
+  return n;
+}
+
+// POSIX message queues of a uid left in the host's IPC namespace: an mqueue file system
+// mounted in a child's own mount namespace (the host's mounts stay as they are) lists them.
+int posix_queues_of(uid_t uid) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("mqueue", "/tmp", "mqueue", 0, nullptr) != 0)
+      _exit(255);
+    int n = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it("/tmp", ec), end; !ec && it != end; it.increment(ec)) {
+      struct stat st {};
+      n += ::lstat(it->path().c_str(), &st) == 0 && st.st_uid == uid;
+    }
+    _exit(std::min(n, 250));
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+}
+
+// Files of a uid left in the host's shared scratch folders.
+int files_of(uid_t uid) {
+  int n = 0;
+  for (const char* dir : {"/tmp", "/var/tmp", "/dev/shm"}) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      struct stat st {};
+      n += ::lstat(it->path().c_str(), &st) == 0 && st.st_uid == uid;
+    }
+  }
+  return n;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -176,4 +247,198 @@ TEST_CASE("jail: a job's cgroup is removed when it ends") {
       left |= fs::exists(std::string(h) + job);
     CHECK_FALSE(left);
   }
+}
+
+TEST_CASE("jail: two students at once share no channel: files, SysV and POSIX IPC, sockets, processes") {
+  if (!can_jail()) return;
+  // The first opens every channel it can think of, leaves a detached holder, and waits; the
+  // second, jailed at the same time as another student, looks for each. Both get the tag
+  // reversed on their command lines, so that neither finds it there.
+  const std::string tag = "cudalab-x-" + random_hex(3);
+  const std::string common = R"(
+import ctypes, glob, os, socket, sys, time
+tag = sys.argv[1][::-1]
+key = int(tag[-6:], 16)
+port = 20000 + key % 20000
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mq_open.restype = ctypes.c_int
+)";
+  const std::string opener = common + R"(
+made = []
+a = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); a.bind("\0" + tag); a.listen(8); made.append("abstract")
+f = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); f.bind("/tmp/" + tag + ".sock"); f.listen(8); made.append("unix")
+t = socket.socket(); t.bind(("127.0.0.1", port)); t.listen(8); made.append("tcp")
+if libc.mq_open(("/" + tag).encode(), os.O_CREAT | os.O_RDWR, 0o666, None) >= 0: made.append("mq")
+if libc.shmget(key, 1 << 20, 0o1666) >= 0: made.append("shm")
+if libc.semget(key, 1, 0o1666) >= 0: made.append("sem")
+if libc.msgget(key, 0o1666) >= 0: made.append("msg")
+for d in ("/tmp", "/var/tmp", "/dev/shm"):
+    open(d + "/" + tag, "w").write("secret")
+if os.fork() == 0:  # a detached holder: its own session, its parent gone
+    os.setsid()
+    if os.fork() == 0:
+        sys.argv[0] = "OPENER" + "-HOLDER"
+        time.sleep(1000)
+    os._exit(0)
+open("ready", "w").write(" ".join(made))
+while not os.path.exists("stop"):
+    time.sleep(0.05)
+)";
+  const std::string seeker = common + R"(
+found = []
+def look(name, f):
+    try:
+        if f(): found.append(name)
+    except OSError:
+        pass
+def connect(family, address):
+    s = socket.socket(family, socket.SOCK_STREAM); s.settimeout(1); s.connect(address); return True
+look("abstract socket", lambda: connect(socket.AF_UNIX, "\0" + tag))
+look("socket file", lambda: connect(socket.AF_UNIX, "/tmp/" + tag + ".sock"))
+look("tcp port", lambda: connect(socket.AF_INET, ("127.0.0.1", port)))
+look("posix mq", lambda: libc.mq_open(("/" + tag).encode(), os.O_RDONLY, 0, None) >= 0)
+look("sysv shm", lambda: libc.shmget(key, 0, 0) >= 0)
+look("sysv sem", lambda: libc.semget(key, 0, 0) >= 0)
+look("sysv msg", lambda: libc.msgget(key, 0) >= 0)
+for d in ("/tmp", "/var/tmp", "/dev/shm"):
+    look(d, lambda d=d: os.path.exists(d + "/" + tag))
+for p in glob.glob("/proc/[0-9]*/cmdline"):
+    look("process " + p, lambda p=p: b"OPENER" + b"-HOLDER" in open(p, "rb").read() or tag.encode() in open(p, "rb").read())
+print("found:", found)
+)";
+  const std::string reversed(tag.rbegin(), tag.rend());
+  auto python = [&](const std::string& code) {
+    return [&, code](RunSpec& s) { s.argv = {"python3", "-c", code, reversed}; };
+  };
+  const unsigned opener_index = 13, seeker_index = 14;
+  const fs::path opener_dir = "/tmp/cudalab-jail-test/s" + std::to_string(opener_index);
+  RunResult opened;
+  std::thread first([&] { opened = jailed("", opener_index, 60, 512, 64, python(opener)); });
+  for (int i = 0; i < 400 && !fs::exists(opener_dir / "ready"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::string made = read_file(opener_dir / "ready").value_or("(not ready)");
+  RunResult seen = jailed("", seeker_index, 30, 512, 64, python(seeker));
+  std::ofstream(opener_dir / "stop").put('\n');
+  first.join();
+  INFO("opener: " << opened.output << "\nseeker: " << seen.output);
+  CHECK(made == "abstract unix tcp mq shm sem msg");  // every channel was there to be found
+  CHECK(seen.output == "found: []\n");
+  CHECK(opened.exit_code == 0);
+  // And nothing of the opener outlives it: its detached holder, its IPC objects, its files.
+  CHECK(processes_of(kUidBase + opener_index) == 0);
+  CHECK(sysv_objects_of(kUidBase + opener_index) == 0);
+  CHECK(posix_queues_of(kUidBase + opener_index) == 0);
+  CHECK(files_of(kUidBase + opener_index) == 0);
+  for (const char* dir : {"/tmp/", "/var/tmp/", "/dev/shm/"}) CHECK_FALSE(fs::exists(dir + tag));
+}
+
+TEST_CASE("jail: a classmate's spinning children do not slow another student's work") {
+  if (!can_jail()) return;
+  // The same shell loop, alone and then beside a jail spinning 16 children on this machine's
+  // few cores: each jail has one equal CPU share, however many processes it runs.
+  const std::string work = "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done";
+  auto t0 = std::chrono::steady_clock::now();
+  jailed(work, 16, 60);
+  const double alone = seconds_since(t0);
+  std::thread spinner([&] { jailed("for i in $(seq 16); do (while :; do :; done) & done; sleep 1000", 15, 8, 512, 64); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  t0 = std::chrono::steady_clock::now();
+  RunResult beside = jailed(work, 16, 60);
+  const double next_to_spinners = seconds_since(t0);
+  spinner.join();
+  MESSAGE("a student's work took " << alone << " s alone and " << next_to_spinners << " s beside 16 spinning children of a "
+                                   << "classmate (" << std::thread::hardware_concurrency() << " cores)");
+  CHECK(beside.exit_code == 0);
+  CHECK(next_to_spinners < 2.5 * alone + 0.3);  // without a share per jail: about 8 times as long on 2 cores
+  CHECK(processes_of(kUidBase + 15) == 0);
+}
+
+TEST_CASE("jail: a working folder of its own (--scratch) holds what many pieces write; the disk gets none of it") {
+  if (!can_jail()) return;
+  // Pieces of 15 MB, each under the 16 MB file limit, written into the working folder (a
+  // kernel runner's run/): its private tmpfs (64 MiB here) stops them, not the host's disk.
+  RunResult r = jailed("for i in $(seq 1 40); do head -c 15000000 /dev/zero > part$i || break; done; "
+                       "echo used $(du -sm . | cut -f1); touch $PWD/../escape 2>&1 | head -1",
+                       17, 30, 512, 64, [](RunSpec& s) {
+                         s.jail->bind.clear();
+                         s.jail->scratch = {s.cwd.string()};
+                         s.limits.file_bytes = 16u << 20;
+                       });
+  INFO(r.output);
+  const fs::path dir = "/tmp/cudalab-jail-test/s17";
+  CHECK(r.output.find("No space left") != std::string::npos);
+  CHECK(r.output.find("used 6") != std::string::npos);  // 60-some MB of 40 x 15 MB
+  CHECK(r.output.find("cannot touch") != std::string::npos);
+  CHECK(fs::is_empty(dir));  // nothing reached the host's folder
+  CHECK_FALSE(fs::exists(dir.parent_path() / "escape"));
+}
+
+namespace {
+
+// Runs the jail as in a container that refuses namespaces (unshare fails, as under Docker's
+// default seccomp profile) and offers no cgroups (an empty /sys/fs/cgroup), as on Gradescope:
+// a child of the test sets that up in a mount namespace of its own and execs the jail.
+std::string in_plain_container(const std::vector<std::string>& jail_args, int* status) {
+  const fs::path out = "/tmp/cudalab-jail-test/container.out";
+  fs::create_directories(out.parent_path());
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    FILE* f = std::freopen(out.c_str(), "w", stdout);
+    (void)f;
+    ::dup2(1, 2);
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("tmpfs", "/sys/fs/cgroup", "tmpfs", 0, "size=4k,mode=0555") != 0)
+      _exit(120);
+    sock_filter filter[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+                            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 1),
+                            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    sock_fprog prog{sizeof filter / sizeof filter[0], filter};
+    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) _exit(121);
+    std::vector<char*> argv;
+    const std::string jail = (kRepo / "build/grading/cudalab-jail").string();
+    argv.push_back(const_cast<char*>(jail.c_str()));
+    for (const auto& a : jail_args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ::waitpid(pid, status, 0);
+  return read_file(out).value_or("");
+}
+
+}  // namespace
+
+TEST_CASE("jail: in a container without namespaces or cgroups (Gradescope), still the student's uid, and nothing outlives it") {
+  if (!can_jail()) return;
+  const uid_t uid = kUidBase + 18;
+  const fs::path source = "/tmp/cudalab-jail-test/autograder-source";  // root's, as /autograder/source
+  fs::create_directories(source);
+  ::chmod(source.c_str(), 0755);
+  write_file_atomic(source / "secret", "root only\n");  // 0600
+  const fs::path report = "/tmp/cudalab-jail-test/container.json";
+  int status = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string out = in_plain_container(
+      {"--uid", std::to_string(uid), "--gid", std::to_string(uid), "--allow-degraded", "--memory-mb", "256", "--pids", "64",
+       "--wall", "3", "--report-isolation", report.string(), "--",
+       "/bin/sh", "-c",
+       "id -u; cat " + (source / "secret").string() + " 2>&1; touch " + (source / "mine").string() +
+           " 2>&1; trap '' TERM; setsid sh -c 'trap \"\" TERM; while :; do sleep 1; done' & (setsid sleep 1000 &); sleep 1000"},
+      &status);
+  const double s = seconds_since(t0);
+  const std::string isolation = read_file(report).value_or("");
+  INFO(out << "\n" << isolation);
+  MESSAGE("without namespaces or cgroups: stopped after " << s << " s against a 3 s limit; " << isolation);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 124);
+  CHECK(out.rfind(std::to_string(uid) + "\n", 0) == 0);  // never root
+  CHECK(out.find("Permission denied") != std::string::npos);
+  CHECK(out.find("root only") == std::string::npos);
+  CHECK_FALSE(fs::exists(source / "mine"));
+  CHECK(isolation.find("\"level\":\"degraded\"") != std::string::npos);
+  CHECK(isolation.find("RLIMIT_DATA per process") != std::string::npos);
+  CHECK(isolation.find("RLIMIT_NPROC per uid") != std::string::npos);
+  // Its detached children (their own sessions, ignoring SIGTERM) end with it, not after.
+  CHECK(processes_of(uid) == 0);
+  CHECK(s < 6);
+  fs::remove_all(source);
 }
