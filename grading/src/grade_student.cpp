@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -77,12 +78,8 @@ Limits checker_limits(const GradingContext& ctx, double timeout) {
 
 // A private folder for the reports of the runners' jails (written by the jail as root).
 fs::path runner_report_path() {
-  static const fs::path dir = [] {
-    char tmpl[] = "/tmp/cudalab-runner-reports-XXXXXX";
-    const char* d = ::mkdtemp(tmpl);
-    return fs::path(d ? d : "/tmp");
-  }();
-  return dir / (random_hex(8) + ".json");
+  static const PrivateTempDir dir("cudalab-runner-reports");
+  return dir.path() / (random_hex(8) + ".json");
 }
 
 // The preprocessor alone, with the lab's include folders: its dependency list (-MD: every
@@ -324,6 +321,26 @@ std::vector<std::string> checker_argv(const GradingContext& ctx, const fs::path&
   return argv;
 }
 
+std::string without_hidden_check_ids(std::string text, const std::set<std::string>& hidden) {
+  // Whole ids only: a hidden "million" is not inside a visible "million_and_change".
+  auto id_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const std::string replacement = "a hidden check";
+  for (const auto& id : hidden) {
+    for (const std::string& from : {"check " + id, id}) {
+      for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+        const size_t end = at + from.size();
+        if ((at > 0 && id_char(text[at - 1])) || (end < text.size() && id_char(text[end]))) {
+          at = end;
+          continue;
+        }
+        text.replace(at, from.size(), replacement);
+        at += replacement.size();
+      }
+    }
+  }
+  return text;
+}
+
 LabRun run_checker(const GradingContext& ctx, const fs::path& runner, const fs::path& cwd,
                    const std::vector<std::string>& args, double timeout, const std::string& gpu,
                    const std::optional<JailSpec>& runner_jail) {
@@ -492,6 +509,12 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
     // The file names in them are the grader's copies: the student sees their own file's name.
     c.message = without_grader_paths(c.message, ctx, dir);
     for (auto& d : c.details) d = without_grader_paths(d, ctx, dir);
+    // A visible check may point back to an earlier one ("the same error as check X", "the same
+    // kind of race as check X"): a hidden check is not named there, not even by its id.
+    if (!ctx.rubric.hidden.count(c.id)) {
+      c.message = without_hidden_check_ids(c.message, ctx.rubric.hidden);
+      for (auto& d : c.details) d = without_hidden_check_ids(d, ctx.rubric.hidden);
+    }
   }
 
   r.checks = checks;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,10 @@ struct LabRun {
 LabRun run_checker(const GradingContext& ctx, const std::filesystem::path& runner, const std::filesystem::path& cwd,
                    const std::vector<std::string>& args, double timeout, const std::string& gpu,
                    const std::optional<JailSpec>& runner_jail);
+
+// `text` with every hidden check's id (and "check <id>") replaced by "a hidden check": a
+// visible check's message may point back to an earlier check, which may be hidden.
+std::string without_hidden_check_ids(std::string text, const std::set<std::string>& hidden);
 
 // The checker's command line for one run (exposed for tests): checker --runner R
 // [--runner-wrap WORD]... args...

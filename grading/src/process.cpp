@@ -97,12 +97,8 @@ void set_limit(int resource, uint64_t value) {
 
 // A private folder for the jails' reports (written by the jail as root, read by the grader).
 std::string jail_report_path() {
-  static const std::string dir = [] {
-    char tmpl[] = "/tmp/cudalab-jail-reports-XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    return std::string(d ? d : "/tmp");
-  }();
-  return dir + "/" + random_hex(8) + ".json";
+  static const PrivateTempDir dir("cudalab-jail-reports");
+  return (dir.path() / (random_hex(8) + ".json")).string();
 }
 
 // The jail's command line for `spec`: its limits and environment from the RunSpec's.

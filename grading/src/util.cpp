@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -59,11 +60,30 @@ uint64_t random_u64() {
 std::optional<std::string> read_file(const fs::path& p, size_t max_bytes) {
   std::ifstream f(p, std::ios::binary);
   if (!f) return std::nullopt;
+  // In pieces: a small file under a large limit costs its own size, not the limit's.
   std::string s;
-  s.resize(max_bytes);
-  f.read(s.data(), std::streamsize(max_bytes));
-  s.resize(size_t(f.gcount()));
+  char buf[1 << 16];
+  while (s.size() < max_bytes) {
+    f.read(buf, std::streamsize(std::min(sizeof buf, max_bytes - s.size())));
+    if (f.gcount() <= 0) break;
+    s.append(buf, size_t(f.gcount()));
+  }
   return s;
+}
+
+PrivateTempDir::PrivateTempDir(const std::string& prefix) {
+  std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
+  if (const char* d = ::mkdtemp(tmpl.data())) {
+    path_ = d;
+    owned_ = true;
+  } else {
+    path_ = "/tmp";
+  }
+}
+
+PrivateTempDir::~PrivateTempDir() {
+  std::error_code ec;
+  if (owned_) fs::remove_all(path_, ec);
 }
 
 void write_file_atomic(const fs::path& p, std::string_view content) {

@@ -17,6 +17,21 @@ std::string sha256_hex(std::string_view bytes);
 std::string random_hex(size_t n);
 uint64_t random_u64();
 
+// A folder of this process's own under /tmp (mkdtemp: mode 0700), removed with what it
+// holds when the process exits normally. Falls back to /tmp itself (never removed).
+class PrivateTempDir {
+ public:
+  explicit PrivateTempDir(const std::string& prefix);
+  ~PrivateTempDir();
+  PrivateTempDir(const PrivateTempDir&) = delete;
+  PrivateTempDir& operator=(const PrivateTempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool owned_ = false;
+};
+
 std::optional<std::string> read_file(const fs::path& p, size_t max_bytes = size_t(1) << 30);
 // Writes to a temporary file beside `p`, flushes it to disk, then renames it over `p`: a
 // reader (or a grader restarted after a kill) sees the old file or the new one, never half.

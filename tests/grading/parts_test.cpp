@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "discover.h"
+#include "grade_student.h"
 #include "result.h"
 #include "rubric.h"
 #include "scoring.h"
@@ -387,4 +388,15 @@ TEST_CASE("Gradescope leaderboard: a correct, timed kernel's time and speed-up; 
   r.checks[0].status = "pass";
   r.backend = "cpu";
   CHECK_FALSE(gradescope_json(r, rubric, LabInfo{3, "sum"}).contains("leaderboard"));
+}
+
+TEST_CASE("a visible check's message never names a hidden check, not even as a pointer back to it") {
+  const std::set<std::string> hidden = {"million", "b512_cubed_plus_one"};
+  CHECK(without_hidden_check_ids("the same error as check million", hidden) == "the same error as a hidden check");
+  CHECK(without_hidden_check_ids("the same kind of race as check b512_cubed_plus_one (see there)", hidden) ==
+        "the same kind of race as a hidden check (see there)");
+  // Whole ids only.
+  CHECK(without_hidden_check_ids("the same error as check million_and_change", hidden) ==
+        "the same error as check million_and_change");
+  CHECK(without_hidden_check_ids("1,000,000 elements", hidden) == "1,000,000 elements");
 }
