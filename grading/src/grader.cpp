@@ -413,10 +413,13 @@ int run_grader(const Config& cfg_in) {
     progress.done();
 
     if (sharded) {
-      std::cerr << "grader: share " << cfg.shard_index << " of 0.." << cfg.shard_count - 1 << " done ("
-                << todo.size() << " graded, " << resumed << " kept); a run without --shard writes the class files\n";
+      size_t graded = 0;
+      for (const auto& s : todo) graded += results.count(s.student);
+      std::cerr << "grader: share " << cfg.shard_index << " of 0.." << cfg.shard_count - 1 << " done (" << graded
+                << " of " << todo.size() << " graded, " << resumed
+                << " kept); a run without --shard writes the class files\n";
       finish_work_folder(ctx);
-      return 0;
+      return graded == todo.size() ? 0 : 1;  // as below: 1 when the grader's own trouble left someone out
     }
     // Whole-class files, from every current student's result (new or resumed).
     std::vector<StudentResult> all;
