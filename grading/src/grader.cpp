@@ -293,7 +293,11 @@ int run_grader(const Config& cfg_in) {
     check_rubric_ids(ctx.rubric, ctx.reference_checks);
     // One check gets a few times what the whole reference run needed, within the rubric: a
     // hung check costs this much, and the next check gets a fresh runner.
-    ctx.check_timeout = cfg.check_timeout.value_or(std::min(ctx.rubric.limits.check_seconds, 10 + 3 * ref_seconds));
+    // Runs that share a GPU (and the host's cores) take longer than the reference did alone:
+    // the limit grows with them, so that no correct student's check is cut short by the load.
+    const unsigned per_slot = cfg.parallel_runs ? cfg.parallel_runs : parallel_run_slots(ctx);
+    ctx.check_timeout = cfg.check_timeout.value_or(
+        std::min(ctx.rubric.limits.check_seconds * per_slot, (10 + 3 * ref_seconds) * per_slot));
 
     DiscoverOptions dopt{cfg.lab, ctx.lab_file_name, cfg.student_name};
     Discovery found = discover(cfg.submissions, dopt);
@@ -344,7 +348,6 @@ int run_grader(const Config& cfg_in) {
     for (const auto& s : todo) to_build.push(s);
     to_build.close();
     const unsigned jobs = cfg.jobs ? cfg.jobs : std::max(1u, std::thread::hardware_concurrency());
-    const unsigned per_slot = cfg.parallel_runs ? cfg.parallel_runs : parallel_run_slots(ctx);
     // (The test variable runs this two-phase schedule on the CPU backend too, where the
     // timing run only says "emulated": tests/grading checks that no result is lost in it.)
     const bool time_apart = ctx.backend == "cuda" || std::getenv("CUDALAB_GRADER_TEST_TIME_APART");
