@@ -495,13 +495,46 @@ def similarity_section(sim):
                    "; ".join(f"{esc(name)} ({esc(why)})" for name, why in sim.skipped) + ".</p>")
     if not sim.pairs:
         return section("similarity", title, head + "<p>No pair above the threshold.</p>" + skipped)
-    body = [head, '<table class="pairs"><thead><tr><th>student</th><th>student</th><th class=num>of the first in the second</th>'
-            '<th class=num>of the second in the first</th></tr></thead><tbody>']
-    for a, b, a_in_b, b_in_a in sim.pairs:
-        body.append(f'<tr class="pair"><td>{esc(a)}</td><td>{esc(b)}</td><td class=num>{100 * a_in_b:.0f}%</td>'
-                    f'<td class=num>{100 * b_in_a:.0f}%</td></tr>')
-    body.append("</tbody></table>" + skipped)
+    # Files alike in a chain (a near b, b near c) form one group: a class where many hand in
+    # the same file reads as one row of names, not hundreds of pairs. Pairs alone stay pairs.
+    groups = similar_groups(sim.pairs)
+    body = [head]
+    large = [g for g in groups if len(g) > 2]
+    if large:
+        body.append('<table class="groups"><thead><tr><th class=num>files</th><th>students</th></tr></thead><tbody>')
+        for g in large:
+            body.append(f'<tr class="group"><td class=num>{len(g)}</td><td>{esc(", ".join(g))}</td></tr>')
+        body.append("</tbody></table>")
+    in_pairs = {name for g in groups if len(g) == 2 for name in g}
+    pairs = [p for p in sim.pairs if p[0] in in_pairs]
+    if pairs:
+        body.append('<table class="pairs"><thead><tr><th>student</th><th>student</th><th class=num>of the first in the second</th>'
+                    '<th class=num>of the second in the first</th></tr></thead><tbody>')
+        for a, b, a_in_b, b_in_a in pairs:
+            body.append(f'<tr class="pair"><td>{esc(a)}</td><td>{esc(b)}</td><td class=num>{100 * a_in_b:.0f}%</td>'
+                        f'<td class=num>{100 * b_in_a:.0f}%</td></tr>')
+        body.append("</tbody></table>")
+    body.append(skipped)
     return section("similarity", title, "".join(body))
+
+
+def similar_groups(pairs):
+    """The connected groups of students that flagged pairs join, largest first, names sorted."""
+    parent = {}
+
+    def root(x):
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b, _, _ in pairs:
+        parent[root(a)] = root(b)
+    members = {}
+    for name in parent:
+        members.setdefault(root(name), []).append(name)
+    return sorted((sorted(g) for g in members.values()), key=lambda g: (-len(g), g))
 
 
 def students_section(results):

@@ -388,6 +388,14 @@ def main():
     check(dom.tags["svg"] >= 2, "the score distribution and the speed plot are inline SVG", f"svg: {dom.tags['svg']}")
     check((OUT / "report.png").is_file() and (OUT / "report.png").stat().st_size > 10000,
           "Chromium took a screenshot (build/report/report.png)", "no screenshot")
+
+    # Chains of near-identical files read as one group (a class handing in the same file is one
+    # row of names, not hundreds of pairs); a pair alone stays a pair.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "grading" / "report"))
+    import class_report
+    groups = class_report.similar_groups([("c", "a", 1, 1), ("a", "b", 0.9, 0.9), ("x", "y", 0.8, 0.8), ("d", "b", 1, 1)])
+    check(groups == [["a", "b", "c", "d"], ["x", "y"]], "similar files group: a chain of pairs is one group, a pair stays a pair",
+          f"groups: {groups}")
     return 1 if failures else 0
 
 
