@@ -17,7 +17,7 @@ GRADING_LIB_OBJS := $(filter-out $(GRADING_OUT)/obj/main.o $(GRADING_OUT)/obj/ja
 # The jail links only its own setup: it runs as root beside untrusted code, so it stays small.
 JAIL_OBJS := $(addprefix $(GRADING_OUT)/obj/,jail_main.o sandbox.o cgroup.o)
 GRADING_LIBS := -lcrypto -pthread
-GRADING_TEST_SRCS := $(wildcard tests/grading/*_test.cpp) tests/grading/main.cpp
+GRADING_TEST_SRCS := $(wildcard tests/grading/*_test.cpp) tests/grading/main.cpp tests/grading/leftovers.cpp
 GRADING_TEST_OBJS := $(patsubst tests/grading/%.cpp,$(GRADING_OUT)/tests/%.o,$(GRADING_TEST_SRCS))
 GRADES ?= grades
 

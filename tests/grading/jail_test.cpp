@@ -21,10 +21,12 @@
 #include <functional>
 #include <thread>
 
+#include "leftovers.h"
 #include "process.h"
 #include "util.h"
 
 using namespace grading;
+using namespace grading_test;
 
 namespace {
 
@@ -66,87 +68,6 @@ RunResult jailed(const std::string& script, unsigned index, double wall, uint64_
   s.jail_program = (kRepo / "build/grading/cudalab-jail").string();
   if (adjust) adjust(s);
   return run_sandboxed(s);
-}
-
-// Processes of a uid still alive anywhere on the machine.
-int processes_of(uid_t uid) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    struct stat st {};
-    if (std::isdigit(static_cast<unsigned char>(e.path().filename().string()[0])) && ::stat(e.path().c_str(), &st) == 0 &&
-        st.st_uid == uid)
-      ++n;
-  }
-  return n;
-}
-
-int shm_segments_of(uid_t uid) {
-  int n = 0;
-  std::ifstream in("/proc/sysvipc/shm");
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::istringstream l(line);
-    std::string f[8];
-    for (auto& x : f) l >> x;
-    if (f[7] == std::to_string(uid)) ++n;  // key shmid perms size cpid lpid nattch uid
-  }
-  return n;
-}
-
-// System V objects of any kind (segments, semaphores, queues) of a uid, on the host.
-int sysv_objects_of(uid_t uid) {
-  int n = 0;
-  for (const char* table : {"/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg"}) {
-    std::ifstream in(table);
-    std::string line;
-    std::getline(in, line);
-    std::istringstream head(line);
-    std::vector<std::string> names;
-    for (std::string w; head >> w;) names.push_back(w);
-    const size_t col = size_t(std::find(names.begin(), names.end(), "uid") - names.begin());
-    while (std::getline(in, line)) {
-      std::istringstream l(line);
-      std::vector<std::string> f;
-      for (std::string w; l >> w;) f.push_back(w);
-      n += col < f.size() && f[col] == std::to_string(uid);
-    }
-  }
-  return n;
-}
-
-// POSIX message queues of a uid left in the host's IPC namespace: an mqueue file system
-// mounted in a child's own mount namespace (the host's mounts stay as they are) lists them.
-int posix_queues_of(uid_t uid) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
-        ::mount("mqueue", "/tmp", "mqueue", 0, nullptr) != 0)
-      _exit(255);
-    int n = 0;
-    std::error_code ec;
-    for (fs::directory_iterator it("/tmp", ec), end; !ec && it != end; it.increment(ec)) {
-      struct stat st {};
-      n += ::lstat(it->path().c_str(), &st) == 0 && st.st_uid == uid;
-    }
-    _exit(std::min(n, 250));
-  }
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
-}
-
-// Files of a uid left in the host's shared scratch folders.
-int files_of(uid_t uid) {
-  int n = 0;
-  for (const char* dir : {"/tmp", "/var/tmp", "/dev/shm"}) {
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      struct stat st {};
-      n += ::lstat(it->path().c_str(), &st) == 0 && st.st_uid == uid;
-    }
-  }
-  return n;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -227,7 +148,7 @@ TEST_CASE("jail: /tmp, /var/tmp, /dev/shm and System V memory are private and go
   CHECK(w.output.find("shm made") != std::string::npos);
   CHECK(w.output.find("No space left") != std::string::npos);  // the tmpfs (64 MiB here) stopped the writer
   for (const char* dir : {"/tmp/", "/var/tmp/", "/dev/shm/"}) CHECK_FALSE(fs::exists(dir + marker));
-  CHECK(shm_segments_of(kUidBase + 6) == 0);
+  CHECK(sysv_objects_of(kUidBase + 6) == 0);  // the segment went with the IPC namespace
   // A later student sees nothing of it.
   RunResult r = jailed("ls /tmp /var/tmp /dev/shm; ipcs -m | grep -c " + std::to_string(kUidBase + 6), 7, 20);
   CHECK(r.output.find(marker) == std::string::npos);
@@ -327,7 +248,7 @@ print("found:", found)
   CHECK(processes_of(kUidBase + opener_index) == 0);
   CHECK(sysv_objects_of(kUidBase + opener_index) == 0);
   CHECK(posix_queues_of(kUidBase + opener_index) == 0);
-  CHECK(files_of(kUidBase + opener_index) == 0);
+  CHECK(scratch_files_of(kUidBase + opener_index) == 0);
   for (const char* dir : {"/tmp/", "/var/tmp/", "/dev/shm/"}) CHECK_FALSE(fs::exists(dir + tag));
 }
 
