@@ -4,7 +4,7 @@ namespace grading {
 
 using nlohmann::json;
 
-static json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 static std::optional<double> opt_of(const json& j, const char* k) {
   if (!j.contains(k) || j[k].is_null()) return std::nullopt;
   return j[k].get<double>();
@@ -18,8 +18,8 @@ json to_json(const StudentResult& r) {
           {"reason", r.reason},    {"rule", r.rule},             {"backend", r.backend},
           {"gpu", r.gpu},          {"seed", r.seed},             {"notes", r.notes},
           {"checks", r.checks},    {"timing_status", r.timing_status}, {"timing_note", r.timing_note},
-          {"student_ms", opt(r.student_ms)}, {"reference_ms", opt(r.reference_ms)},
-          {"naive_ms", opt(r.naive_ms)}, {"reference_naive_ms", opt(r.reference_naive_ms)},
+          {"student_ms", optional_json(r.student_ms)}, {"reference_ms", optional_json(r.reference_ms)},
+          {"naive_ms", optional_json(r.naive_ms)}, {"reference_naive_ms", optional_json(r.reference_naive_ms)},
           {"build_log", r.build_log}, {"run_log", r.run_log}, {"seconds", r.seconds},
           {"graded_at", r.graded_at}};
 }

@@ -48,6 +48,8 @@ struct StudentResult {
 };
 
 nlohmann::json to_json(const StudentResult& r);
+// A time that may be missing, as JSON: the number or null.
+nlohmann::json optional_json(const std::optional<double>& v);
 StudentResult result_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception
 
 }  // namespace grading

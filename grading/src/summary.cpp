@@ -46,14 +46,13 @@ nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rub
         if (c.status != "pass" && c.status != "skipped") ++failed_checks[c.id];
     json checks = json::object();
     for (const auto& c : r.checks) checks[c.id] = c.status;
-    auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
     const SpeedScore& sp = s.speed;
     json speed = {{"status", sp.status},
                   {"points", sp.points},
                   {"max_points", sp.max_points},
-                  {"student_ms", opt(r.student_ms)},
-                  {"reference_ms", opt(r.reference_ms)},
-                  {"naive_ms", opt(r.naive_ms)},
+                  {"student_ms", optional_json(r.student_ms)},
+                  {"reference_ms", optional_json(r.reference_ms)},
+                  {"naive_ms", optional_json(r.naive_ms)},
                   {"vs_reference", sp.status == "graded" ? json(sp.ratio) : json(nullptr)},
                   {"speedup_over_naive", sp.speedup > 0 ? json(sp.speedup) : json(nullptr)}};
     auto find_or_empty = [](const std::map<std::string, std::string>& m, const std::string& k) {

@@ -11,6 +11,7 @@
 
 #include "lab_call.h"
 #include "options.h"
+#include "printable.h"
 #include "random.h"
 #include "report_channel.h"
 #include "run_record.h"
@@ -29,13 +30,6 @@ bool cpu_backend() {
 #else
   return false;
 #endif
-}
-
-// Text the runner sent (its source file name) is shown only as printable ASCII.
-std::string printable(const std::string& s) {
-  std::string out;
-  for (char c : s) out += (c >= 32 && c < 127) ? c : '?';
-  return out;
 }
 
 std::string dims_text(const uint32_t d[3]) {

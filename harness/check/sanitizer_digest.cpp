@@ -5,25 +5,17 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
+
+#include "printable.h"
 
 namespace cudalab {
 namespace {
 
 constexpr size_t kMaxFileBytes = size_t(4) << 20;  // a runner's report files are untrusted: bounded
 constexpr size_t kMaxFiles = 64;
-
-std::string printable(const std::string& s, size_t max = 160) {
-  std::string out;
-  for (char c : s) {
-    if (out.size() >= max) break;
-    out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  }
-  return out;
-}
 
 std::string with_log_path(const char* name, const std::string& dir) {
   const char* now = std::getenv(name);
@@ -140,18 +132,7 @@ std::vector<std::string> sanitizer_log_env(const std::string& dir) {
 std::vector<SanitizerFinding> digest_sanitizer_reports(const std::string& text) {
   std::vector<SanitizerFinding> out;
   std::map<std::string, size_t> index;
-  std::vector<std::string> report;
-  bool in_report = false;
-  std::function<void(const SanitizerFinding&)> add_finding;
-  auto finish = [&] {
-    SanitizerFinding f = digest_one(report);
-    report.clear();
-    in_report = false;
-    if (!f.key.empty()) add_finding(f);
-  };
-  // UBSan (CHECK=asan's bounds checks): one line, "lab.cu:11:9: runtime error: index 128 out of
-  // bounds for type 'float [128]'", then a stack whose first frame names the function.
-  static const std::regex ubsan(R"(^(?:\S*/)?([^/\s]+\.cu):(\d+):\d+: runtime error: (.*)$)");
+  // The same finding again (another pair of threads, another block): counted, not repeated.
   auto add = [&](const SanitizerFinding& f) {
     if (auto it = index.find(f.key); it != index.end()) {
       ++out[it->second].reports;
@@ -160,7 +141,17 @@ std::vector<SanitizerFinding> digest_sanitizer_reports(const std::string& text) 
     index[f.key] = out.size();
     out.push_back(f);
   };
-  add_finding = add;
+  std::vector<std::string> report;  // the TSan or ASan report being read, line by line
+  bool in_report = false;
+  auto finish = [&] {
+    SanitizerFinding f = digest_one(report);
+    report.clear();
+    in_report = false;
+    if (!f.key.empty()) add(f);
+  };
+  // UBSan (CHECK=asan's bounds checks): one line, "lab.cu:11:9: runtime error: index 128 out of
+  // bounds for type 'float [128]'", then a stack whose first frame names the function.
+  static const std::regex ubsan(R"(^(?:\S*/)?([^/\s]+\.cu):(\d+):\d+: runtime error: (.*)$)");
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
