@@ -7,7 +7,14 @@
 # Needs Chromium (Debian: chromium) and copydetect (PyPI), which tools/deps.sh installs or names.
 # The Makefile picks up every mk/*.mk, this one included.
 
-.PHONY: test-report
+.PHONY: test-report report-deps
+
+# make grade writes the report at its end: copydetect first, where it can be installed. Without
+# it the grading goes on, and the report says its similarity section could not be computed.
+grade grade-slurm: | report-deps
+report-deps:
+	@tools/deps.sh copydetect || echo "cudalab: the class report will leave out its similarity section (no copydetect)"
+
 test-report:
 	@tools/deps.sh chromium copydetect
 	@echo "== the class report (grading/report/class_report.py), rendered by headless Chromium"
