@@ -100,10 +100,11 @@ $(2)/gen/%.o: $(2)/gen/%.cpp
 # Each lab and solution source, found by glob: labs/lab3_*.cu -> obj/labs/lab3.o; the stubs as
 # shipped (make test) -> obj/build/shipped/labs/lab3.o.
 $(foreach f,$(wildcard labs/lab*_*.cu solutions/lab*_*.cu) $(SHIPPED_SRCS),
-$(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu=.cpp)
+$(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu=.cpp) | $(CONTRACT_TOOL)
 	@mkdir -p $$(@D)
 	$(SAY) "build $(f)$(if $(filter-out plain,$(1)), ($(1)))"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@
+	$(Q)$$(call judge_contract,$(patsubst lab%,%,$(firstword $(subst _, ,$(notdir $(f))))),cpu,$(f),$$@)
 )
 # Unit tests and fixtures link only the emulator.
 $(2)/tests/%: $(2)/gen/tests/cpu/%.o $(2)/lib/libcudalab_cpu.a
@@ -146,17 +147,19 @@ $(CPU_OUT)/shipped/lab%-runner: $(CPU_VARIANT)/obj/$(SHIPPED_DIR)/labs/lab%.o $$
 	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_LIBS) -o $@
 # A planted-bug fixture (tests/fixtures/labN_*.cu) as a runner of its lab (make test).
 fixture_lab = $(patsubst lab%,%,$(firstword $(subst _, ,$(1))))
-$(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj,$$(call fixture_lab,$$*)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps
+$(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj,$$(call fixture_lab,$$*)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build tests/fixtures/$*.cu"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_plain) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
+	$(Q)$(call judge_contract,$(call fixture_lab,$*),cpu,tests/fixtures/$*.cu,$@.o)
 	$(Q)$(CPU_CXX) $(CPU_LINK_plain) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_LIBS) -o $@
 
-cpu-lab-runner: $$(call cpu_entry_obj,$$(LAB)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps
+cpu-lab-runner: $$(call cpu_entry_obj,$$(LAB)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps $(CONTRACT_TOOL)
 	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-runner LAB=3 SRC=file.cu OUT=runner"; exit 2; }
 	@mkdir -p $(dir $(OUT))
 	$(Q)$(CPU_PERL) harness/cpu/rewrite.pl $(SRC) $(OUT).cpu.cpp $(SRC)
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(or $(CPU_CHECK),plain)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
+	$(Q)$(call judge_contract,$(LAB),cpu,$(SRC),$(OUT).o)
 	$(Q)$(CPU_CXX) $(CPU_LINK) $(OUT).o $^ $(CPU_LIBS) -o $(OUT)
 cpu-lab-checker: $(CPU_OUT)/check/lab$(LAB)
 

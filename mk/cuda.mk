@@ -72,14 +72,17 @@ $(CUDA_OUT)/check/lab%: $$(call cuda_checker_objs,$$*) $(CUDA_CHECK_MAIN) $(CUDA
 	$(Q)$(NVCC) $(NVCC_BASE) $^ -lcublas -o $@
 
 # A lab file, compiled as the runner sees it.
-$(CUDA_OUT)/labs/lab%.o: $$(wildcard labs/lab$$*_*.cu)
+# Each compiled lab file is judged by the link contract before anything links it (mk/contract.mk).
+$(CUDA_OUT)/labs/lab%.o: $$(wildcard labs/lab$$*_*.cu) | $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build $<"
 	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@
-$(CUDA_OUT)/solutions/lab%.o: $$(wildcard solutions/lab$$*_*.cu)
+	$(Q)$(call judge_contract,$*,cuda,$<,$@)
+$(CUDA_OUT)/solutions/lab%.o: $$(wildcard solutions/lab$$*_*.cu) | $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build $<"
 	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@
+	$(Q)$(call judge_contract,$*,cuda,$<,$@)
 $(CUDA_OUT)/labs/lab%-runner: $(CUDA_OUT)/labs/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
 	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
 $(CUDA_OUT)/solutions/lab%-runner: $(CUDA_OUT)/solutions/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
@@ -88,27 +91,30 @@ $(CUDA_OUT)/solutions/lab%-runner: $(CUDA_OUT)/solutions/lab%.o $$(call cuda_ent
 # The stubs as the repository ships them (make test; mk/test.mk exports them from git), and the
 # planted-bug fixtures (tests/fixtures/labN_*.cu), each as a runner of its lab.
 define cuda_shipped_rule
-$(CUDA_OUT)/shipped/$(firstword $(subst _, ,$(notdir $(1)))).o: $(1)
+$(CUDA_OUT)/shipped/$(firstword $(subst _, ,$(notdir $(1)))).o: $(1) | $(CONTRACT_TOOL)
 	@mkdir -p $$(@D)
 	$(SAY) "build $(1)"
 	$(Q)$(NVCC) $(NVCC_BASE) $(STUB_QUIET_NVCC) -Iharness/include -DCUDALAB_SOURCE_FILE='"$(1)"' -c $$< -o $$@
+	$(Q)$$(call judge_contract,$(patsubst lab%,%,$(firstword $(subst _, ,$(notdir $(1))))),cuda,$(1),$$@)
 endef
 $(foreach f,$(SHIPPED_SRCS),$(eval $(call cuda_shipped_rule,$(f))))
 $(CUDA_OUT)/shipped/lab%-runner: $(CUDA_OUT)/shipped/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
 	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
 cuda_fixture_lab = $(patsubst lab%,%,$(firstword $(subst _, ,$(1))))
-$(CUDA_OUT)/fixtures/%: tests/fixtures/%.cu $$(call cuda_entry_obj,$$(call cuda_fixture_lab,$$*)) $(CUDA_RUN_LIB)
+$(CUDA_OUT)/fixtures/%: tests/fixtures/%.cu $$(call cuda_entry_obj,$$(call cuda_fixture_lab,$$*)) $(CUDA_RUN_LIB) | $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build $<"
 	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@.o
+	$(Q)$(call judge_contract,$(call cuda_fixture_lab,$*),cuda,$<,$@.o)
 	$(Q)$(NVCC) $(NVCC_BASE) $@.o $(wordlist 2,1000,$^) $(CUDA_RUN_LINK) -o $@
 
 # make lab-runner LAB=3 SRC=path/to/file.cu OUT=path/to/runner: a runner from any lab source,
 # with the instructor's harness and flags (the grader builds submissions so).
-cuda-lab-runner: $$(call cuda_entry_obj,$$(LAB)) $(CUDA_RUN_LIB)
+cuda-lab-runner: $$(call cuda_entry_obj,$$(LAB)) $(CUDA_RUN_LIB) | $(CONTRACT_TOOL)
 	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-runner LAB=3 SRC=file.cu OUT=runner"; exit 2; }
 	@mkdir -p $(dir $(OUT))
 	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(SRC) -o $(OUT).o
+	$(Q)$(call judge_contract,$(LAB),cuda,$(SRC),$(OUT).o)
 	$(Q)$(NVCC) $(NVCC_BASE) $(OUT).o $^ $(CUDA_RUN_LINK) -o $(OUT)
 cuda-lab-checker: $(CUDA_OUT)/check/lab$(LAB)
 

@@ -2,6 +2,13 @@
 #pragma once
 #include "cudalab/launch_check.h"
 
+// The link contract (docs/link_contract.md), checked on your compiled file by `make lab4` and
+// by the grader: your file defines the function below, its kernels and helpers of its own, and
+// calls only the launch machinery, device code, printf, math and these runtime calls. Copies
+// to or from the host, events, streams, the driver API and the operating system are not on it:
+// the harness moves the data and times your function.
+// cudalab-defines: lab4::transpose
+// cudalab-may-call: cudaMalloc cudaFree cudaMemset cudaMemsetAsync cudaGetLastError cudaPeekAtLastError cudaDeviceSynchronize cudaGetDevice cudaDeviceGetAttribute cudaGetDeviceProperties* cudaOccupancy* cudaFuncGetAttributes cudaFuncSetAttribute cudaGetErrorString cudaGetErrorName
 namespace lab4 {
 
 // Each block transposes one kTile x kTile tile with kTile x kBlockRows threads,

@@ -1,0 +1,19 @@
+# The link contract (docs/link_contract.md): every lab file's compiled object is judged by
+# build/contract/cudalab-contract before it is linked into a kernel runner, on both backends,
+# in `make labN` and in the grader's jailed build alike. The tool is trusted code built from
+# harness/contract alone (plain g++, no lab file, no CUDA).
+
+CONTRACT_TOOL := build/contract/cudalab-contract
+CONTRACT_SRCS := $(wildcard harness/contract/*.cpp)
+
+$(CONTRACT_TOOL): $(CONTRACT_SRCS) $(wildcard harness/contract/*.h)
+	@mkdir -p $(@D)
+	$(SAY) "build harness/contract (the link contract)"
+	$(Q)g++ -std=c++20 -O2 -Wall -Wextra -Iharness/contract $(CONTRACT_SRCS) -o $@
+
+# $(call judge_contract,LAB,BACKEND,SOURCE,OBJECT): the object is removed when it breaks the
+# contract, so nothing links it and the next make judges it again.
+judge_contract = $(CONTRACT_TOOL) --lab $(1) --backend $(2) --header harness/include/cudalab/lab$(1).h --source $(3) $(4) || { rc=$$?; rm -f $(4); exit $$rc; }
+
+.PHONY: contract-tool
+contract-tool: $(CONTRACT_TOOL)
