@@ -17,3 +17,11 @@ judge_contract = $(CONTRACT_TOOL) --lab $(1) --backend $(2) --header harness/inc
 
 .PHONY: contract-tool
 contract-tool: $(CONTRACT_TOOL)
+
+# The contract's own tests: attackers refused for their reason, honest code accepted, the same
+# verdict from nvcc's object and from the CPU backend's (tests/contract).
+TEST_TARGETS += test-contract
+.PHONY: test-contract
+test-contract: $(CONTRACT_TOOL)
+	@echo "== the link contract: attacks refused, honest code accepted, on both backends"
+	@tests/contract/run_contract_tests.sh $(CONTRACT_TOOL) $(if $(shell command -v $(NVCC) 2>/dev/null),$(NVCC))

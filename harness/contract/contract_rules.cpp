@@ -78,6 +78,16 @@ bool reserved_global_name(const std::string& plain, const LabContract& contract,
   return false;
 }
 
+// Data the C and C++ libraries define, which a definition in the runner would replace.
+bool reserved_data_name(const std::string& name) {
+  static const char* names[] = {"environ", "stdin", "stdout", "stderr", "optarg", "optind", "opterr", "optopt",
+                                "errno", "program_invocation_name", "program_invocation_short_name", "timezone",
+                                "daylight", "tzname", "signgam", "h_errno"};
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
+}
+
 void judge_one_definition(const ElfObject& object, uint32_t index, Backend backend, const LabContract& contract,
                           std::vector<Breach>& out) {
   const ElfSymbol& s = object.symbols[index];
@@ -109,11 +119,15 @@ void judge_one_definition(const ElfObject& object, uint32_t index, Backend backe
   }
   bool reserved_scope = std::any_of(reserved_scopes().begin(), reserved_scopes().end(),
                                     [&](const std::string& scope) { return starts_with(name, scope); });
-  if (!mangled || reserved_scope || starts_with(name, "operator new") || starts_with(name, "operator delete") ||
+  // A global variable's name is never mangled in C++, so a plain name is a C function only when
+  // it names code; data keeps its name unless the C library or the harness has one like it.
+  bool c_function = !mangled && s.type != STT_OBJECT && s.type != STT_TLS && s.type != STT_COMMON;
+  bool library_data = !mangled && (starts_with(name, "_") || reserved_data_name(name));
+  if (c_function || library_data || reserved_scope || starts_with(name, "operator new") || starts_with(name, "operator delete") ||
       reserved_global_name(name, contract, backend))
     breach(BreachKind::defines_reserved_name,
            "it defines " + name +
-               (mangled ? "" : " with C linkage") +
+               (c_function ? " with C linkage" : "") +
                ", a name the C library, the CUDA runtime, the C++ library or the harness already uses; a lab file "
                "defines only its lab functions, its kernels and helpers of its own",
            "rename it (or make it static), and call the real one if that is what you need");
