@@ -30,7 +30,7 @@ const std::vector<std::string> kPrinting = {
     "snprintf", "sprintf", "vsnprintf", "stdout", "stderr", "__printf_chk", "__fprintf_chk", "__vprintf_chk",
     "__vfprintf_chk", "__snprintf_chk", "__sprintf_chk", "__vsnprintf_chk", "std::cout", "std::cerr", "std::clog",
     "std::basic_ostream*", "std::ostream::*", "std::__ostream_insert*", "std::ios_base::Init::*", "std::basic_ios*",
-    "std::endl*", "std::flush*", "std::ios_base::*", "std::__cxx11::basic_string*", "std::__cxx11::to_string*",
+    "std::endl*", "std::flush*", "std::ios_base::*", "std::ios_base_library_init", "std::__cxx11::basic_string*", "std::__cxx11::to_string*",
     "std::to_string*"};
 
 // Host math (the C library's), each as double, float and long double: sqrt, sqrtf, sqrtl.
@@ -129,7 +129,8 @@ const std::vector<std::string>& always_allowed(Backend backend) {
 
 const std::vector<std::string>& allowed_before_main() {
   static const std::vector<std::string> own = {
-      "cudalab::note_source_file", "std::ios_base::Init::*", "__cxa_atexit", "atexit", "__dso_handle",
+      "cudalab::note_source_file", "std::ios_base::Init::*", "std::ios_base_library_init", "__stack_chk_fail",
+      "__cxa_atexit", "atexit", "__dso_handle",
       "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__gxx_personality_v0", "_Unwind_Resume",
       "_GLOBAL_OFFSET_TABLE_"};
   static const std::vector<std::string> names = joined({&kCudaLaunchMachinery, &own});
