@@ -21,7 +21,7 @@ GRADING_TEST_SRCS := $(wildcard tests/grading/*_test.cpp) tests/grading/main.cpp
 GRADING_TEST_OBJS := $(patsubst tests/grading/%.cpp,$(GRADING_OUT)/tests/%.o,$(GRADING_TEST_SRCS))
 GRADES ?= grades
 
-.PHONY: grade gradescope test-grading grader jail
+.PHONY: grade gradescope test-grading grader jail grading-setup grading-runner-prereqs grading-runner-check grading-build-view
 
 $(GRADING_OUT)/obj/%.o: grading/src/%.cpp
 	@mkdir -p $(@D)
@@ -33,6 +33,42 @@ $(JAIL): $(JAIL_OBJS)
 grader: $(GRADER) $(JAIL)
 jail: $(JAIL)
 
+# What a student's build needs, ready before it starts. A student's `make lab-runner` runs in
+# their jail, where it can write nothing but its own bin/: every prerequisite of the lab-runner
+# rule of the backend (mk/cpu.mk, mk/cuda.mk: the harness's objects and libraries, the link
+# contract's tool, whatever those rules ask for) is built first, by the grader, and shown
+# read-only. The list is make's own, so a prerequisite added there is picked up here.
+#
+#   make grading-setup LAB=3 [BACKEND=cpu]   the grader, the jail, lab 3's checker and those
+#                                            prerequisites (what the grader itself builds first)
+#   make grading-runner-prereqs LAB=3        the prerequisites alone
+#   make grading-runner-check LAB=3          exit 0 when they are all built and current, else
+#                                            say what is missing (run in every build's jail)
+#   make grading-build-view LAB=3            the files and folders a student's build reads
+ifneq ($(filter grading-runner-prereqs grading-runner-check grading-build-view grading-setup,$(MAKECMDGOALS)),)
+  ifeq ($(LAB),)
+    $(error usage: make $(firstword $(filter grading-%,$(MAKECMDGOALS))) LAB=3 [BACKEND=cpu|cuda])
+  endif
+  # The prerequisites of $(BACKEND)-lab-runner as make itself expands them (`make -pq` prints its
+  # rules), without the phony ones (cpu-deps: a check that runs every time, not a file to build).
+  grading_make_db = $(shell $(MAKE) -pq --no-print-directory -f $(firstword $(MAKEFILE_LIST)) BACKEND=$(BACKEND) LAB=$(LAB) \
+                      $(BACKEND)-lab-runner 2>/dev/null | sed -n 's/^$(1): //p')
+  grading_phony := $(call grading_make_db,\.PHONY)
+  grading_runner_prereqs := $(filter-out | $(grading_phony),$(call grading_make_db,$(BACKEND)-lab-runner))
+endif
+grading-runner-prereqs: $(grading_runner_prereqs)
+grading-setup: grader lab-checker grading-runner-prereqs
+grading-runner-check:
+	@$(MAKE) -q --no-print-directory $(addprefix -o ,$(grading_phony)) $(grading_runner_prereqs) || { \
+	  echo "lab $(LAB)'s harness is not built for BACKEND=$(BACKEND), or not visible here: a build would first run"; \
+	  $(MAKE) -n --no-print-directory $(addprefix -o ,$(grading_phony)) $(grading_runner_prereqs) | head -n 5; \
+	  echo "(make grading-setup LAB=$(LAB) BACKEND=$(BACKEND) builds it)"; exit 3; }
+# What a student's build reads besides its own file: the makefiles, the harness's sources, the
+# dependency checks' stamps, and each build folder a prerequisite lives in (build/cpu,
+# build/contract, ...). The grader shows exactly these, read-only, in every build's jail.
+grading-build-view:
+	@echo Makefile mk harness tools/deps.sh build/deps $(sort $(foreach p,$(filter build/%,$(grading_runner_prereqs)),build/$(word 2,$(subst /, ,$(p)))))
+
 grade: $(GRADER)
 	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade LAB=3 SUBMISSIONS=folder [GRADES=grades] [BACKEND=cuda|cpu] [FORCE=1]"; exit 2; }
 	./$(GRADER) --lab $(LAB) --submissions $(SUBMISSIONS) --grades $(GRADES) --backend $(BACKEND) $(if $(FORCE),--force) $(GRADE_ARGS)
@@ -40,18 +76,35 @@ grade: $(GRADER)
 # An autograder for Gradescope's GPU-less machines: correctness through the CPU backend. No
 # solution goes in (the checker computes the reference itself; the lab's stub in labs/ gives
 # the list of checks), and nothing built here either: setup.sh builds on Gradescope's image.
-GRADESCOPE_FILES := Makefile mk harness labs grading $(wildcard tools/deps.sh)
+# The files are the repository's last commit (git archive), never the working copy: a lab an
+# instructor filled in to try it stays on their disk. Changes not committed are named, and left
+# out. Without git, the working copy is packed as it is, with a warning.
+GRADESCOPE_FILES := Makefile mk harness labs grading tools/deps.sh
+GRADESCOPE_DIR = $(GRADING_OUT)/gradescope/lab$(LAB)
+# (as root in a checkout someone else owns, git needs safe.directory: the checkout is trusted)
+GRADESCOPE_GIT := git -c safe.directory='*'
 gradescope:
 	@test -n "$(LAB)" || { echo "usage: make gradescope LAB=3"; exit 2; }
 	@test -f grading/rubrics/lab$(LAB).toml || { echo "no rubric grading/rubrics/lab$(LAB).toml"; exit 2; }
-	rm -rf $(GRADING_OUT)/gradescope/lab$(LAB)
-	mkdir -p $(GRADING_OUT)/gradescope/lab$(LAB)/source
-	cp -r --parents $(GRADESCOPE_FILES) $(GRADING_OUT)/gradescope/lab$(LAB)/source/
-	@! find $(GRADING_OUT)/gradescope/lab$(LAB)/source -path '*solutions*' | grep . || { echo "gradescope: a solution would be shipped"; exit 1; }
-	sed 's/@LAB@/$(LAB)/g' grading/gradescope/setup.sh > $(GRADING_OUT)/gradescope/lab$(LAB)/setup.sh
-	sed 's/@LAB@/$(LAB)/g' grading/gradescope/run_autograder > $(GRADING_OUT)/gradescope/lab$(LAB)/run_autograder
-	chmod +x $(GRADING_OUT)/gradescope/lab$(LAB)/setup.sh $(GRADING_OUT)/gradescope/lab$(LAB)/run_autograder
-	cd $(GRADING_OUT)/gradescope/lab$(LAB) && rm -f ../lab$(LAB)-autograder.zip && \
+	@rm -rf $(GRADESCOPE_DIR) && mkdir -p $(GRADESCOPE_DIR)/source
+	@if [ "$$($(GRADESCOPE_GIT) rev-parse --show-toplevel 2>/dev/null)" = "$$(pwd -P)" ] && \
+	    $(GRADESCOPE_GIT) rev-parse -q --verify HEAD >/dev/null 2>&1; then \
+	  $(GRADESCOPE_GIT) archive --format=tar HEAD -- $(GRADESCOPE_FILES) | tar -x -C $(GRADESCOPE_DIR)/source || exit 1; \
+	  echo "gradescope: packed from the last commit, $$($(GRADESCOPE_GIT) rev-parse --short HEAD)"; \
+	  changed=$$($(GRADESCOPE_GIT) status --porcelain -- $(GRADESCOPE_FILES)); \
+	  if [ -n "$$changed" ]; then \
+	    echo "gradescope: not in the zip (changes not committed; commit what should ship):"; \
+	    echo "$$changed" | sed 's/^/  /'; fi; \
+	else \
+	  echo "gradescope: warning: no git repository here, so the working copy is packed as it is:" \
+	       "labs/ must hold the stubs as handed out, not a filled-in lab"; \
+	  cp -r --parents $(wildcard $(GRADESCOPE_FILES)) $(GRADESCOPE_DIR)/source/; \
+	fi
+	@! find $(GRADESCOPE_DIR)/source -path '*solutions*' | grep . || { echo "gradescope: a solution would be shipped"; exit 1; }
+	@sed 's/@LAB@/$(LAB)/g' grading/gradescope/setup.sh > $(GRADESCOPE_DIR)/setup.sh
+	@sed 's/@LAB@/$(LAB)/g' grading/gradescope/run_autograder > $(GRADESCOPE_DIR)/run_autograder
+	@chmod +x $(GRADESCOPE_DIR)/setup.sh $(GRADESCOPE_DIR)/run_autograder
+	@cd $(GRADESCOPE_DIR) && rm -f ../lab$(LAB)-autograder.zip && \
 	  python3 -m zipfile -c ../lab$(LAB)-autograder.zip setup.sh run_autograder source
 	@echo "Upload $(GRADING_OUT)/gradescope/lab$(LAB)-autograder.zip as the assignment's autograder (Ubuntu 24.04 base image)."
 

@@ -2,12 +2,23 @@
 # Grades a class of N lab 3 submissions on a GPU machine and reports the wall time, the score
 # spread and how far apart identical kernels' speed ratios are (tools/class_figures.py).
 # Run it again on the same machine to resume (the grader skips what is already graded).
-# The grader's libraries travel in .carry/deps (Debian packages unpacked) when the machine
-# lacks them: `tools/gpu_grading.sh 100 [time-limit-seconds]`.
+#
+#   tools/gpu_grading.sh 100 [time-limit-seconds]      on the GPU, as root (each student jailed)
+#   BACKEND=cpu tools/gpu_grading.sh 4                 the same path on the CPU backend, no GPU
+#
+# It works from a fresh copy (no build/ folder): it first builds the grader, the jail, lab 3's
+# checker and everything a student's build needs (make grading-setup), and stops there, with
+# the build's last lines, if that fails. The grader's libraries travel in .carry/deps (Debian
+# packages unpacked) when the machine lacks them. Where things go: CLASS (the submissions,
+# made by tools/make_class.sh when missing), GRADES, OUT (logs and the gradebook's copy).
 set -u
+cd "$(dirname "$0")/.." || exit 1
 n=${1:-100}
 limit=${2:-540}
+backend=${BACKEND:-cuda}
 OUT=${OUT:-/tmp/cudalab-gpu}
+CLASS=${CLASS:-/tmp/class}
+GRADES=${GRADES:-/tmp/grades}
 mkdir -p "$OUT"
 deps=$PWD/.carry/deps
 if [ -d "$deps" ]; then
@@ -16,18 +27,20 @@ if [ -d "$deps" ]; then
 else
   libs="-lcrypto -pthread"
 fi
-make -j16 BACKEND=cuda grader GRADING_LIBS="$libs" > "$OUT/grader_build.log" 2>&1 || { tail -30 "$OUT/grader_build.log"; exit 1; }
-[ -d /tmp/class ] || tools/make_class.sh "$n" /tmp/class
+make -j"$(nproc)" BACKEND="$backend" grading-setup LAB=3 GRADING_LIBS="$libs" > "$OUT/grader_build.log" 2>&1 ||
+  { tail -30 "$OUT/grader_build.log"; echo "gpu_grading: the grader's setup does not build (log: $OUT/grader_build.log)"; exit 1; }
+[ -d "$CLASS" ] || tools/make_class.sh "$n" "$CLASS"
 start=$(date +%s)
-timeout "$limit" ./build/grading/cudalab-grade --lab 3 --submissions /tmp/class --grades /tmp/grades --backend cuda \
+timeout "$limit" ./build/grading/cudalab-grade --lab 3 --submissions "$CLASS" --grades "$GRADES" --backend "$backend" \
   > "$OUT/grading.log" 2>&1
 rc=$?
 took=$(( $(date +%s) - start ))
-prev=$(cat /tmp/grading_seconds 2>/dev/null || echo 0)
-echo $(( prev + took )) > /tmp/grading_seconds
+prev=$(cat "$GRADES/.grading_seconds" 2>/dev/null || echo 0)
+mkdir -p "$GRADES" && echo $(( prev + took )) > "$GRADES/.grading_seconds"
 echo "grader exit $rc after $took s this call; $(( prev + took )) s in all"
 tail -25 "$OUT/grading.log" | tr '\r' '\n' | tail -25
-[ -f /tmp/grades/lab3/gradebook.csv ] && cp /tmp/grades/lab3/gradebook.csv "$OUT/" && \
-  echo "gradebook rows: $(( $(wc -l < /tmp/grades/lab3/gradebook.csv) - 1 ))"
-[ -f /tmp/grades/lab3/summary.json ] && cp /tmp/grades/lab3/summary.json "$OUT/" && \
-  python3 tools/class_figures.py /tmp/grades/lab3
+[ -f "$GRADES/lab3/gradebook.csv" ] && cp "$GRADES/lab3/gradebook.csv" "$OUT/" && \
+  echo "gradebook rows: $(( $(wc -l < "$GRADES/lab3/gradebook.csv") - 1 ))"
+[ -f "$GRADES/lab3/summary.json" ] && cp "$GRADES/lab3/summary.json" "$OUT/" && \
+  python3 tools/class_figures.py "$GRADES/lab3"
+exit "$rc"

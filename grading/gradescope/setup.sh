@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Gradescope runs this once when the autograder image is built (Ubuntu base image, no GPU):
-# the CPU backend's and the grader's packages, then the grader, the jail, and the lab's
-# checker and harness. No reference solution is shipped: the checker computes the reference
-# answer itself, and the lab's own stub (labs/) gives the grader the list of checks.
+# the CPU backend's and the grader's packages, then the grader, the jail, the lab's checker and
+# everything a student's build needs (make grading-setup). No reference solution is shipped:
+# the checker computes the reference answer itself, and the lab's own stub (labs/, as
+# committed: make gradescope packs the repository's last commit) gives the grader the list of
+# checks.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
@@ -10,6 +12,4 @@ apt-get install -y -q --no-install-recommends g++ make perl python3 libboost-con
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libssl-dev
 cd /autograder/source
 test ! -e solutions || { echo "setup.sh: this autograder must not carry solutions/" >&2; exit 1; }
-make BACKEND=cpu build/grading/cudalab-grade build/grading/cudalab-jail
-# The checker and the runner's harness (so that each submission only compiles its file).
-make BACKEND=cpu build/cpu/check/lab@LAB@ build/cpu/labs/lab@LAB@-runner
+make BACKEND=cpu grading-setup LAB=@LAB@

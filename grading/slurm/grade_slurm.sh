@@ -108,13 +108,10 @@ echo "$me: building the grader and lab $lab's checker and harness ($builds) in $
 mk() { make -C "$repo" --no-print-directory "$@"; }
 mk grader >"$slurmdir/build.log" 2>&1 || { tail -n 30 "$slurmdir/build.log" >&2; die "make grader failed (log: $slurmdir/build.log)"; }
 for b in $builds; do
-  # The checker, and the reference runner into a scratch folder: that builds every part of the
-  # runner's harness, so the tasks' builds only compile each student's own file.
-  { mk BACKEND="$b" ${ARCH:+ARCH=$ARCH} lab-checker LAB="$lab" &&
-    mk BACKEND="$b" ${ARCH:+ARCH=$ARCH} lab-runner LAB="$lab" SRC="$ref" OUT="$slurmdir/prebuild-$b/lab"; } \
-    >>"$slurmdir/build.log" 2>&1 ||
+  # The checker and every prerequisite of a student's build (the runner's harness, the link
+  # contract's tool: make grading-setup), so the tasks' builds only compile each student's file.
+  mk BACKEND="$b" ${ARCH:+ARCH=$ARCH} grading-setup LAB="$lab" >>"$slurmdir/build.log" 2>&1 ||
     { tail -n 30 "$slurmdir/build.log" >&2; die "building lab $lab for BACKEND=$b failed (log: $slurmdir/build.log)"; }
-  rm -rf "$slurmdir/prebuild-$b"
 done
 grader=$repo/build/grading/cudalab-grade
 "$grader" --help 2>/dev/null | grep -q -- '--shard' || die "$grader has no --shard option: update the checkout (make grader)"

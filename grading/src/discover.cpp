@@ -126,11 +126,12 @@ std::string student_of_flat_file(const std::string& name, int lab) {
 // (a folder "alice" and a file "alice_lab3.cu") becomes "alice-2", or "alice-3" when a real
 // "alice-2" exists, and so on. `subs` is sorted, so the same input always gets the same names.
 void make_names_unique(std::vector<Submission>& subs) {
-  std::set<std::string> taken = {kReferenceFolder};
+  const std::set<std::string> reserved = {kReferenceFolder, kStubFolder};
+  std::set<std::string> taken = reserved;
   for (const auto& s : subs) taken.insert(s.student);  // real names come first
   std::set<std::string> given;
   for (auto& s : subs) {
-    if (s.student != kReferenceFolder && given.insert(s.student).second) continue;
+    if (!reserved.count(s.student) && given.insert(s.student).second) continue;
     for (int n = 2;; ++n) {
       std::string candidate = s.student + "-" + std::to_string(n);
       if (taken.insert(candidate).second) {

@@ -11,8 +11,10 @@ namespace grading {
 
 namespace fs = std::filesystem;
 
-// The grader's own folder beside the students' in the work folder: no student gets its name.
+// The grader's own folders beside the students' in the work folder: the reference solution's
+// and the shipped stub's builds (grading/src/setup.h). No student gets their names.
 inline constexpr const char* kReferenceFolder = "_reference";
+inline constexpr const char* kStubFolder = "_stub";
 
 struct Submission {
   std::string student;              // safe as a file name, unique in the run

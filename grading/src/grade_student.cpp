@@ -93,6 +93,9 @@ std::vector<std::string> preprocess_command(const GradingContext& ctx, const fs:
           "-x", "c++", src.string()};
 }
 
+// The CUDA compiler for a jailed make, by absolute path (a jail's PATH is its own).
+std::string nvcc_setting(const GradingContext& ctx) { return "NVCC=" + (ctx.nvcc.empty() ? std::string("nvcc") : ctx.nvcc); }
+
 // Where an opened header may live: the lab's own headers and the system's.
 std::vector<std::string> allowed_include_roots(const GradingContext& ctx) {
   return {(ctx.repo / "harness/include").string() + "/", (ctx.repo / "harness/cpu/include").string() + "/", "/usr/"};
@@ -192,10 +195,10 @@ std::string submission_key(const Submission& s, const std::string& backend) {
   return sha256_hex(bytes ? *bytes : "unreadable: " + why) + ":" + backend;
 }
 
-namespace {
-std::string run_trusted_make(const GradingContext& ctx, std::vector<std::string> targets) {
+std::string run_trusted_make(const GradingContext& ctx, const std::vector<std::string>& targets, std::string* output) {
   RunSpec spec;
-  spec.argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "BACKEND=" + ctx.backend};
+  spec.argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "BACKEND=" + ctx.backend,
+               "LAB=" + std::to_string(ctx.lab)};
   spec.argv.insert(spec.argv.end(), targets.begin(), targets.end());
   spec.env = base_env(ctx, fs::temp_directory_path(), ctx.path_env);
   spec.cwd = ctx.repo;
@@ -203,18 +206,9 @@ std::string run_trusted_make(const GradingContext& ctx, std::vector<std::string>
   spec.limits.file_bytes = 0;
   spec.limits.output_keep_bytes = 1 << 20;
   RunResult r = run_sandboxed(spec);
+  if (output) *output = r.output;
   if (r.started && !r.timed_out && r.term_signal == 0 && r.exit_code == 0) return "";
   return r.describe() + "\n" + r.output_with_note();
-}
-}  // namespace
-
-std::string build_checker(const GradingContext& ctx) {
-  return run_trusted_make(ctx, {"lab-checker", "LAB=" + std::to_string(ctx.lab)});
-}
-
-std::string build_trusted_runner(const GradingContext& ctx, const fs::path& src, const fs::path& out) {
-  return run_trusted_make(ctx, {"lab-runner", "LAB=" + std::to_string(ctx.lab), "SRC=" + fs::absolute(src).string(),
-                                "OUT=" + fs::absolute(out).string()});
 }
 
 Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
@@ -266,6 +260,17 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
     return run_sandboxed(spec);
   };
 
+  // The course's side first, in the same jail: every prerequisite of the build is built and in
+  // view (mk/grading.mk). A build that had to make one could only fail, and blame the file.
+  // Nothing of the student's is involved yet, so the answer is the grader's to act on.
+  RunResult ready = in_build_jail({"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "grading-runner-check",
+                                   "LAB=" + std::to_string(ctx.lab), "BACKEND=" + ctx.backend, nvcc_setting(ctx)},
+                                  ctx.build_timeout, 16 << 10);
+  if (!ready.started) throw std::runtime_error("a student's build jail could not start: " + ready.start_error);
+  if (ready.timed_out || ready.exit_code != 0 || ready.term_signal != 0)
+    throw std::runtime_error("the course's harness is not ready for a student's build (grader setup, not the student's file; " +
+                             ready.describe() + "):\n" + ready.output_with_note());
+
   // What the compiler really opens and reads: the preprocessor's own dependency list and
   // its expanded text, judged before anything is compiled (static_rules.h).
   const fs::path deps = dir / "bin" / "deps.d", expanded = dir / "bin" / "expanded.ii";
@@ -281,12 +286,13 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
 
   RunResult b = in_build_jail({"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-runner",
                                "LAB=" + std::to_string(ctx.lab), "SRC=" + src_file.string(), "OUT=" + runner.string(),
-                               "BACKEND=" + ctx.backend, "NVCC=" + (ctx.nvcc.empty() ? std::string("nvcc") : ctx.nvcc)},
+                               "BACKEND=" + ctx.backend, nvcc_setting(ctx)},
                               ctx.build_timeout, size_t(ctx.rubric.limits.output_kb) << 10);
   // The student sees their own file's name, not the grader's folders; what the compiler
   // printed is only shown, never acted on.
   r.build_log = clip_text(without_grader_paths(b.output_with_note(), ctx, dir), 16 << 10);
-  if (!b.started) return stop(ctx, r, kBuildFailed, "The build could not start; tell your instructor.");
+  // A jail that could not start is the grader's trouble, not a verdict: no result is saved.
+  if (!b.started) throw std::runtime_error("a student's build jail could not start: " + b.start_error);
   if (b.timed_out) return stop(ctx, r, kBuildFailed, "Compiling your file took longer than the limit.");
   if (b.memory_limit_hit) return stop(ctx, r, kBuildFailed, "Compiling your file needed more memory than the limit.");
   if (b.exit_code != 0 || b.term_signal != 0 || !fs::exists(runner))
@@ -398,6 +404,18 @@ std::optional<JailSpec> runner_jail(const GradingContext& ctx, const Built& buil
 
 }  // namespace
 
+LabRun run_built(const GradingContext& ctx, const Built& built, const std::vector<std::string>& args, double timeout,
+                 const std::string& gpu) {
+  const fs::path dir = ctx.work / built.result.student, run_dir = dir / "run";
+  fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
+  std::optional<JailSpec> jail = runner_jail(ctx, built, run_dir);
+  if (jail) jail->wall_seconds = timeout;
+  LabRun run = run_checker(ctx, built.runner, dir, args, timeout, gpu, jail);
+  std::error_code ec;
+  fs::remove_all(run_dir, ec);
+  return run;
+}
+
 void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu) {
   const auto t0 = std::chrono::steady_clock::now();
   const fs::path dir = ctx.work / r.student, run_dir = dir / "timing";
@@ -443,6 +461,14 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
   std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--check-timeout",
                                    std::to_string(std::max(1, int(ctx.check_timeout + 0.5)))};
   if (!with_timing) args.push_back("--no-timing");
+  // The checker reads the lab file from here, not from the runner's word, and with hidden checks
+  // it runs them last and keeps every word of the runner's out of its report (issue 16).
+  args.insert(args.end(), {"--source", (dir / "src" / ctx.lab_file_name).string()});
+  if (!ctx.rubric.hidden.empty()) {
+    std::string ids;
+    for (const auto& id : ctx.rubric.hidden) ids += (ids.empty() ? "" : ",") + id;
+    args.insert(args.end(), {"--hidden-checks", ids});
+  }
   LabRun run = run_checker(ctx, built.runner, dir, args, ctx.run_timeout, gpu, jail);
   // The run's output is the checker's report plus whatever the student's code printed (the
   // runner shares the checker's stdout and stderr). Kept for the feedback only when no hidden

@@ -63,12 +63,11 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
 // fills r's timing fields. Run with the GPU to itself: no other run may share it meanwhile.
 void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu);
 
-// Builds, as the instructor and unsandboxed, what only trusted code goes into: the lab's
-// checker (`make build/<backend>/check/labN`), and a kernel runner from a source file the
-// instructor trusts (the reference solution, or the lab's stub). "" or the build's output.
-std::string build_checker(const GradingContext& ctx);
-std::string build_trusted_runner(const GradingContext& ctx, const std::filesystem::path& src,
-                                 const std::filesystem::path& out);
+// Runs make in the checkout as the grader (trusted, outside any jail) for the backend and lab
+// graded (`make BACKEND=... LAB=... targets...`): "" when it succeeded, else what went wrong
+// and its output. `output`, when given, receives what it printed.
+std::string run_trusted_make(const GradingContext& ctx, const std::vector<std::string>& targets,
+                             std::string* output = nullptr);
 
 // One run of the trusted checker, unjailed, holding the verdict channel; it starts the
 // kernel runner itself, inside `runner_jail` when one is given (as --runner-wrap words).
@@ -83,6 +82,12 @@ struct LabRun {
 LabRun run_checker(const GradingContext& ctx, const std::filesystem::path& runner, const std::filesystem::path& cwd,
                    const std::vector<std::string>& args, double timeout, const std::string& gpu,
                    const std::optional<JailSpec>& runner_jail);
+
+// One run of the checker against a built submission's runner, exactly as a student's runs go
+// (their jail, a fresh run/ folder, removed after), with the arguments given and `timeout`
+// for the whole run: the reference's runs go so.
+LabRun run_built(const GradingContext& ctx, const Built& built, const std::vector<std::string>& args, double timeout,
+                 const std::string& gpu);
 
 // `text` with every hidden check's id (and "check <id>") replaced by "a hidden check": a
 // visible check's message may point back to an earlier check, which may be hidden.

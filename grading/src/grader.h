@@ -8,7 +8,7 @@ namespace grading {
 
 struct Config {
   int lab = 0;
-  std::filesystem::path repo = ".";
+  std::filesystem::path repo;               // default: the checkout this program was built in, else "."
   std::filesystem::path submissions;
   std::filesystem::path grades = "grades";  // results go to grades/labN/
   std::filesystem::path work;               // default: repo/build/grading/labN
@@ -33,7 +33,8 @@ struct Config {
 
 // Returns the process exit status: 0 every student graded (whatever the scores); 1 some
 // students could not be graded for the grader's own trouble (no result saved for them: run
-// again); 2 bad setup (no submissions folder, a rubric or reference solution in error).
+// again); 2 bad setup (no submissions folder, a rubric in error, or the reference solution or
+// the shipped stub failing a student's path: setup.h), with no student's result written.
 int run_grader(const Config& cfg);
 
 }  // namespace grading

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   app.add_option("--lab", cfg.lab, "lab number")->required()->check(CLI::Range(1, 99));
   app.add_option("--submissions", cfg.submissions, "folder of submissions")->required();
   app.add_option("--grades", cfg.grades, "results go to GRADES/labN/")->capture_default_str();
-  app.add_option("--repo", cfg.repo, "the cudalab checkout (harness, solutions, Makefile)")->capture_default_str();
+  app.add_option("--repo", cfg.repo, "the cudalab checkout (harness, solutions, Makefile); default: the one this program was built in");
   app.add_option("--work", cfg.work, "build and run folders (default REPO/build/grading/labN)");
   app.add_option("--rubric", cfg.rubric, "rubric file (default REPO/grading/rubrics/labN.toml)");
   app.add_option("--backend", cfg.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();

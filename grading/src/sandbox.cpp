@@ -39,6 +39,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -48,7 +49,8 @@ namespace grading {
 namespace {
 
 // The new root is built on a tmpfs mounted over /tmp in the private mount namespace (a place
-// that always exists); the sources of binds are opened first, so they stay reachable.
+// that always exists); the sources of binds are opened first, so they stay reachable. In a
+// chroot whose root is no mount point, over a mount inside it instead (private_root_base).
 const char* kNewRoot = "/tmp";
 const char* kSystemDirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"};
 const char* kDevices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"};
@@ -99,11 +101,14 @@ bool set_attr(const std::string& target, uint64_t attrs, bool recursive) {
   return ::mount(nullptr, target.c_str(), nullptr, flags, nullptr) == 0;
 }
 
-void bind_source(int status_w, const Source& s) {
-  const std::string target = std::string(kNewRoot) + s.path;
+void bind_source(int status_w, const std::string& root, const Source& s) {
+  const std::string target = root + s.path;
   make_mount_point(target, s.fd);
   const std::string via = "/proc/self/fd/" + std::to_string(s.fd);
   if (::mount(via.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) fail(status_w, "cannot show " + s.path);
+  // Private at once: a bind of a shared mount would be its peer, and what is mounted inside it
+  // (a --hide) would show on the host. (Already so where the whole tree was made private.)
+  if (::mount(nullptr, target.c_str(), nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail(status_w, "cannot make " + s.path + " private");
   // No set-uid programs, ever; no device nodes except the ones named.
   uint64_t attrs = MOUNT_ATTR_NOSUID | (s.writable ? 0 : MOUNT_ATTR_RDONLY) | (s.device ? 0 : MOUNT_ATTR_NODEV);
   if (!set_attr(target, attrs, true)) fail(status_w, "cannot make " + s.path + " read-only");
@@ -121,6 +126,11 @@ struct Plan {
   std::vector<std::string> symlinks;  // system dirs that are links (/bin -> usr/bin)
   std::vector<char*> argv, envp;
   bool namespaces = true;
+  // Where the new root's tmpfs goes: kNewRoot, or in a chroot whose root is no mount point, a
+  // mount inside it (the root is then entered with chroot: pivot_root needs a mount point).
+  std::string root_base = kNewRoot;
+  bool in_chroot = false;
+  std::string degraded_because;  // why there are no namespaces, when there are none
   bool rlimit_memory = false, rlimit_pids = false;  // the cgroup could not hold these
   int status_w = -1, go_r = -1, report_w = -1;
 };
@@ -158,14 +168,73 @@ void open_sources(Plan& p) {
   std::stable_sort(p.sources.begin(), p.sources.end(), [](const Source& a, const Source& b) { return a.path < b.path; });
 }
 
+// Whether / is a mount point: not in a chroot made of a plain folder. (Kernels before 5.8
+// cannot say: they are taken at their word, as before.)
+bool root_is_mount_point() {
+  struct statx sx {};
+  if (::statx(AT_FDCWD, "/", AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx) != 0) return true;
+  if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) return true;
+  return (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+}
+
+// The mount points this process sees, from /proc/self/mountinfo (its fifth field, with the
+// kernel's octal escapes for spaces and such undone); empty when /proc is not there.
+std::vector<std::string> visible_mount_points() {
+  std::vector<std::string> points;
+  FILE* f = std::fopen("/proc/self/mountinfo", "re");
+  if (!f) return points;
+  char line[8192];
+  while (std::fgets(line, sizeof line, f)) {
+    char raw[4096];
+    if (std::sscanf(line, "%*s %*s %*s %*s %4095s", raw) != 1) continue;
+    std::string point;
+    for (size_t i = 0; raw[i]; ++i) {
+      if (raw[i] == '\\' && raw[i + 1] && raw[i + 2] && raw[i + 3]) {
+        point += char((raw[i + 1] - '0') * 64 + (raw[i + 2] - '0') * 8 + (raw[i + 3] - '0'));
+        i += 3;
+      } else {
+        point += raw[i];
+      }
+    }
+    points.push_back(point);
+  }
+  std::fclose(f);
+  return points;
+}
+
+// Where the new root can be built. Usually on a tmpfs over /tmp, after the whole tree is made
+// private. In a chroot whose root is a plain folder, / cannot be made private (EINVAL) and
+// pivot_root refuses it: a tmpfs stacked on a mount inside the chroot (made private first, so
+// that nothing mounted on it shows on the host) holds the root instead, entered with chroot.
+// Returns that mount ("" : the usual way), or nullopt when there is none (no /proc, no mount).
+std::optional<std::string> private_root_base() {
+  if (root_is_mount_point()) return std::string();
+  const std::vector<std::string> points = visible_mount_points();
+  auto seen = [&](const std::string& p) { return std::find(points.begin(), points.end(), p) != points.end(); };
+  if (!seen("/proc")) return std::nullopt;  // binds go through /proc/self/fd
+  for (const char* preferred : {"/tmp", "/dev/shm", "/run", "/var/tmp", "/dev", "/mnt"})
+    if (seen(preferred)) return std::string(preferred);
+  for (const auto& p : points) {
+    struct stat st {};
+    if (p != "/" && p != "/proc" && p.rfind("/proc/", 0) != 0 && p.rfind("/sys", 0) != 0 && ::lstat(p.c_str(), &st) == 0 &&
+        S_ISDIR(st.st_mode))
+      return p;
+  }
+  return std::nullopt;
+}
+
 // In init, in its new mount namespace: the file system the command will see.
 void build_root(Plan& p) {
   const JailSpec& s = *p.spec;
   const int w = p.status_w;
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail(w, "cannot make the mounts private");
+  if (!p.in_chroot) {
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail(w, "cannot make the mounts private");
+  } else if (::mount(nullptr, p.root_base.c_str(), nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    fail(w, "cannot make " + p.root_base + " private (in a chroot)");
+  }
   open_sources(p);
-  mount_tmpfs(w, kNewRoot, "size=16m,mode=0755", MS_NOSUID | MS_NODEV);
-  const std::string R = kNewRoot;
+  mount_tmpfs(w, p.root_base, "size=16m,mode=0755", MS_NOSUID | MS_NODEV);
+  const std::string R = p.root_base;
   for (const auto& link : p.symlinks) {
     char to[4096];
     ssize_t n = ::readlink(link.c_str(), to, sizeof to - 1);
@@ -174,7 +243,7 @@ void build_root(Plan& p) {
   // Private scratch space first, so that a folder bound below /tmp lands on top of it.
   const std::string tmp_opts = "size=" + std::to_string(s.tmp_mb) + "m,mode=1777";
   for (const char* t : {"/tmp", "/var/tmp", "/dev/shm"}) mount_tmpfs(w, R + t, tmp_opts, MS_NOSUID | MS_NODEV);
-  for (const auto& src : p.sources) bind_source(w, src);
+  for (const auto& src : p.sources) bind_source(w, R, src);
   // Working folders of the command's own, size-limited like /tmp, after the binds (on top).
   for (const auto& path : s.scratch)
     mount_tmpfs(w, R + path,
@@ -194,8 +263,14 @@ void build_root(Plan& p) {
     fail(w, "cannot mount /proc");
   for (auto& src : p.sources) ::close(src.fd);
 
-  if (::chdir(R.c_str()) != 0 || ::syscall(SYS_pivot_root, ".", ".") != 0) fail(w, "cannot enter the new root");
-  if (::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) fail(w, "cannot leave the old root");
+  if (p.in_chroot) {
+    // The old root stays in this namespace, out of reach: the command has no capability to
+    // chroot again (its own uid, no new privileges), and its /proc is its own PID namespace's.
+    if (::chdir(R.c_str()) != 0 || ::chroot(".") != 0 || ::chdir("/") != 0) fail(w, "cannot enter the new root");
+  } else {
+    if (::chdir(R.c_str()) != 0 || ::syscall(SYS_pivot_root, ".", ".") != 0) fail(w, "cannot enter the new root");
+    if (::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) fail(w, "cannot leave the old root");
+  }
   if (!set_attr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false)) fail(w, "cannot make / read-only");
   (void)::sethostname("cudalab", 7);
 }
@@ -408,12 +483,27 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   p.go_r = go[0];
   p.report_w = report[1];
 
-  if (::unshare(CLONE_NEWPID) != 0) {
+  // A private root where one can be built (a chroot's own mounts included); else, as where
+  // namespaces are refused, only with --allow-degraded.
+  if (const auto base = private_root_base(); !base) {
+    if (!spec.allow_degraded) {
+      say("cannot build a private root: / is not a mount point (a chroot?) and no mount inside it (such as /tmp or "
+          "/dev, with /proc) can hold one; --allow-degraded runs without namespaces");
+      return kJailSetupFailed;
+    }
+    p.namespaces = false;
+    p.degraded_because = "no private root: / is not a mount point and no mount inside it can hold one";
+  } else if (!base->empty()) {
+    p.root_base = *base;
+    p.in_chroot = true;
+  }
+  if (p.namespaces && ::unshare(CLONE_NEWPID) != 0) {
     if (!spec.allow_degraded) {
       say(std::string("cannot create a PID namespace (") + std::strerror(errno) + "); --allow-degraded runs without namespaces");
       return kJailSetupFailed;
     }
     p.namespaces = false;
+    p.degraded_because = std::string("no PID namespace: ") + std::strerror(errno);
   }
   // Without a PID namespace nothing ends with init: what the command detaches comes back to
   // the jail instead of the host's init, and is ended below.
@@ -439,7 +529,9 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   const std::string isolation =
       std::string("{\"level\":\"") + level + "\",\"uid\":" + std::to_string(spec.uid) + ",\"gid\":" + std::to_string(spec.gid) +
       ",\"namespaces\":\"" + (p.namespaces ? "pid mount net ipc uts" : "none") + "\",\"filesystem\":\"" +
-      (p.namespaces ? "private root" : "host") + "\"" + cgroup_report + ",\"memory_fallback\":\"" +
+      (!p.namespaces ? "host" : p.in_chroot ? "private root (chroot on " + p.root_base + ")" : "private root") + "\"" +
+      (p.degraded_because.empty() ? "" : ",\"degraded_because\":\"" + json_escape(p.degraded_because) + "\"") + cgroup_report +
+      ",\"memory_fallback\":\"" +
       (p.rlimit_memory ? "RLIMIT_DATA per process" : "") + "\",\"pids_fallback\":\"" + (p.rlimit_pids ? "RLIMIT_NPROC per uid" : "") + "\"";
 
   // Wait for init, the clock, or a signal to the jail.

@@ -4,6 +4,8 @@
 // jail_test.cpp.)
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -103,4 +105,106 @@ TEST_CASE("gradescope: no autograder carries a solution (a path, a header, a cop
   CHECK(labs >= 8);
   std::error_code ec;
   fs::remove_all(out, ec);
+}
+
+namespace {
+
+// A checkout of its own for one test, from the working copy's files (Makefile, mk/, harness/,
+// labs/, grading/, tools/deps.sh and the dependency checks' stamps; no build), committed as a
+// repository of its own: what `make gradescope` packs is then known exactly.
+fs::path committed_copy(const fs::path& root) {
+  const fs::path repo = root / "repo";
+  fs::create_directories(repo / "tools");
+  for (const char* p : {"Makefile", "mk", "harness", "labs", "grading"})
+    fs::copy(kRepo / p, repo / p, fs::copy_options::recursive);
+  fs::copy(kRepo / "tools/deps.sh", repo / "tools/deps.sh");
+  if (fs::exists(kRepo / "build/deps")) {
+    fs::create_directories(repo / "build/deps");
+    fs::copy(kRepo / "build/deps", repo / "build/deps", fs::copy_options::recursive);
+  }
+  int status = 0;
+  const std::string out = shell_output("cd " + repo.string() + " && printf 'build/\\n' > .gitignore && git init -q && git add -A && " +
+                                           "git -c user.name=t -c user.email=t@t commit -q -m shipped 2>&1",
+                                       &status);
+  REQUIRE_MESSAGE(status == 0, out);
+  return repo;
+}
+
+std::string zipped(const fs::path& zip, const std::string& name) {
+  int status = 0;
+  return shell_output("python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' " +
+                          zip.string() + " " + name,
+                      &status);
+}
+
+}  // namespace
+
+TEST_CASE("gradescope: an instructor's filled-in lab never reaches the zip (the last commit is packed)") {
+  const fs::path root = "/tmp/cudalab-gradescope-shipped-" + std::to_string(::getpid());
+  fs::remove_all(root);
+  const fs::path repo = committed_copy(root);
+  const std::string stub = *read_file(repo / "labs/lab1_naive_sum.cu");
+  const std::string solution = *read_file(kRepo / "solutions/lab1_naive_sum.cu");
+  REQUIRE(stub != solution);
+  // The instructor tries lab 1 in their checkout, and leaves a note of their own beside it.
+  std::ofstream(repo / "labs/lab1_naive_sum.cu") << solution;
+  std::ofstream(repo / "labs/lab1_my_notes.cu") << solution;
+  int status = 0;
+  std::string made = shell_output("make -s --no-print-directory -C " + repo.string() + " gradescope LAB=1 2>&1", &status);
+  INFO(made);
+  REQUIRE(status == 0);
+  CHECK(made.find("packed from the last commit") != std::string::npos);
+  CHECK(made.find("labs/lab1_naive_sum.cu") != std::string::npos);  // named as left out
+  const fs::path zip = repo / "build/grading/gradescope/lab1-autograder.zip";
+  CHECK(zipped(zip, "source/labs/lab1_naive_sum.cu") == stub);
+  CHECK(zipped(zip, "source/labs/lab1_my_notes.cu").empty());
+  // No line of the solution tried in labs/ either (the inspection against lab 1 alone).
+  write_file_atomic(root / "inspect.py", kInspect);
+  write_file_atomic(root / "lab1/solutions/lab1_naive_sum.cu", solution);
+  write_file_atomic(root / "lab1/labs/lab1_naive_sum.cu", stub);
+  const std::string found = shell_output("python3 " + (root / "inspect.py").string() + " " + zip.string() + " " +
+                                             (root / "lab1").string() + " 2>&1",
+                                         &status);
+  CHECK_MESSAGE(status == 0, found);
+
+  // Without git there is nothing else to pack: the working copy goes, with a warning.
+  fs::remove_all(repo / ".git");
+  made = shell_output("make -s --no-print-directory -C " + repo.string() + " gradescope LAB=1 2>&1", &status);
+  CHECK_MESSAGE(status == 0, made);
+  CHECK_MESSAGE(made.find("warning: no git repository here") != std::string::npos, made);
+  fs::remove_all(root);
+}
+
+TEST_CASE("gradescope: run_autograder posts the grader's results, and no score at all when the grader fails") {
+  const fs::path root = "/tmp/cudalab-gradescope-run-" + std::to_string(::getpid());
+  fs::remove_all(root);
+  for (const char* d : {"source/build/grading", "submission", "results"}) fs::create_directories(root / d);
+  // The script as shipped, pointed at this folder instead of /autograder, with a stand-in grader.
+  std::string script = *read_file(kRepo / "grading/gradescope/run_autograder");
+  for (size_t at; (at = script.find("/autograder")) != std::string::npos;) script.replace(at, 11, root.string());
+  for (size_t at; (at = script.find("@LAB@")) != std::string::npos;) script.replace(at, 5, "1");
+  write_file_atomic(root / "run_autograder", script);
+  const fs::path fake = root / "source/build/grading/cudalab-grade";
+  auto run = [&](const std::string& grader_body, int* status) {
+    write_file_atomic(fake, "#!/bin/sh\n" + grader_body + "\n");
+    ::chmod(fake.c_str(), 0755);
+    fs::remove(root / "results/results.json");
+    return shell_output("bash " + (root / "run_autograder").string() + " 2>&1", status);
+  };
+  const std::string out = (root / "grades/lab1/students/submission").string();
+  int status = 0;
+  std::string log = run("mkdir -p " + out + " && echo '{\"score\": 7}' > " + out + "/results.json", &status);
+  CHECK_MESSAGE(status == 0, log);
+  CHECK(read_file(root / "results/results.json").value_or("") == "{\"score\": 7}\n");
+  // The grader stopped before grading (its setup does not work here): no score, a failed run.
+  fs::remove_all(root / "grades");
+  log = run("echo 'grader: stopped before grading anyone' >&2; exit 2", &status);
+  CHECK(WEXITSTATUS(status) != 0);
+  CHECK_FALSE(fs::exists(root / "results/results.json"));
+  CHECK_MESSAGE(log.find("No score was written") != std::string::npos, log);
+  // A results.json left by an earlier run is not posted when the grader fails now.
+  log = run("mkdir -p " + out + " && echo '{\"score\": 0}' > " + out + "/results.json; exit 1", &status);
+  CHECK(WEXITSTATUS(status) != 0);
+  CHECK_FALSE(fs::exists(root / "results/results.json"));
+  fs::remove_all(root);
 }

@@ -248,7 +248,7 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   CHECK(verdict("prints_words") == "build_failed");
   CHECK(feedback("prints_words").find("Permission denied") != std::string::npos);
   struct stat ref {}, student {};
-  REQUIRE(::stat((kWork / "_reference" / "lab").c_str(), &ref) == 0);
+  REQUIRE(::stat((kWork / "_reference" / "bin" / "lab").c_str(), &ref) == 0);
   REQUIRE(::stat((kWork / "prints_words" / "src" / "lab1_naive_sum.cu").c_str(), &student) == 0);
   CHECK(ref.st_mtim.tv_sec <= student.st_mtim.tv_sec);
   size_t reference_builds = 0;

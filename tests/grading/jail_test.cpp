@@ -363,3 +363,126 @@ TEST_CASE("jail: in a container without namespaces or cgroups (Gradescope), stil
   CHECK(s < 6);
   fs::remove_all(source);
 }
+
+namespace {
+
+int mount_count() {
+  int n = 0;
+  std::string text = read_file("/proc/self/mountinfo").value_or("");
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+// Runs the jail in a chroot whose root is a plain folder, not a mount point (as a build chroot
+// or some autograder images are): a child of the test makes a mount namespace of its own, cut
+// from the host, whose mounts it then makes shared (as systemd does), builds the chroot from
+// the host's system folders by bind mounts (and, `with_mounts`, a /proc, /dev, /sys and a /tmp
+// of its own), and starts the jail in a further namespace, a peer of its own, chrooted there.
+// The jail's output goes to `out`; the child then exits 0 only if its own mount table is as it
+// was (nothing the jail mounted showed outside its namespace): else 90.
+int in_plain_chroot(bool with_mounts, const std::vector<std::string>& jail_args, const fs::path& out) {
+  fs::create_directories(out.parent_path());
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    FILE* f = std::freopen(out.c_str(), "w", stdout);
+    (void)f;
+    ::dup2(1, 2);
+    const std::string ch = "/tmp/cudalab-jail-test/chroot-" + std::to_string(::getpid());
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_SHARED, nullptr) != 0)
+      _exit(120);
+    auto bind = [&](const std::string& from, const std::string& to) {
+      fs::create_directories(ch + to);
+      if (::mount(from.c_str(), (ch + to).c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) _exit(121);
+    };
+    for (const char* d : {"/usr", "/etc"}) bind(d, d);
+    for (const char* l : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+      std::error_code ec;
+      if (fs::is_symlink(l, ec)) fs::create_symlink(fs::read_symlink(l), ch + l, ec);
+      else if (fs::is_directory(l, ec)) bind(l, l);
+    }
+    bind((kRepo / "build/grading").string(), (kRepo / "build/grading").string());
+    fs::create_directories(ch + "/tmp");
+    ::chmod((ch + "/tmp").c_str(), 01777);
+    if (with_mounts) {
+      bind("/dev", "/dev");
+      bind("/sys", "/sys");
+      fs::create_directories(ch + "/proc");
+      if (::mount("proc", (ch + "/proc").c_str(), "proc", 0, nullptr) != 0 ||
+          ::mount("tmpfs", (ch + "/tmp").c_str(), "tmpfs", 0, "size=64m,mode=1777") != 0)
+        _exit(122);
+    }
+    fs::create_directories(ch + "/tmp/s");
+    if (::chown((ch + "/tmp/s").c_str(), kUidBase + 19, kUidBase + 19) != 0) _exit(123);
+    const int before = mount_count();
+    pid_t jail = ::fork();
+    if (jail == 0) {
+      if (::unshare(CLONE_NEWNS) != 0 || ::chroot(ch.c_str()) != 0 || ::chdir("/") != 0) _exit(124);
+      std::vector<char*> argv;
+      const std::string program = (kRepo / "build/grading/cudalab-jail").string();
+      argv.push_back(const_cast<char*>(program.c_str()));
+      for (const auto& a : jail_args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      _exit(127);
+    }
+    int st = 0;
+    ::waitpid(jail, &st, 0);
+    std::printf("\njail status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    const bool written = fs::exists(ch + "/tmp/s/mine");
+    std::printf("written %d, mounts before %d after %d\n%s\n", int(written), before, mount_count(),
+                read_file(ch + "/tmp/report.json").value_or("").c_str());
+    std::fflush(stdout);
+    _exit(mount_count() == before ? 0 : 90);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::error_code ec;  // its mounts went with its namespace: only folders are left
+  fs::remove_all("/tmp/cudalab-jail-test/chroot-" + std::to_string(pid), ec);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST_CASE("jail: in a chroot whose root is no mount point, a private root all the same, and nothing shows outside") {
+  if (!can_jail()) return;
+  const uid_t uid = kUidBase + 19;
+  const fs::path out = "/tmp/cudalab-jail-test/chroot.out";
+  const std::vector<std::string> args = {"--uid", std::to_string(uid), "--gid", std::to_string(uid), "--bind", "/tmp/s",
+                                         "--hide", "/etc/ssh", "--wall", "10", "--report-isolation", "/tmp/report.json",
+                                         "--", "/bin/sh", "-c",
+                                         "id -u; ls " + kRepo.string() + " 2>&1 | head -1; touch /usr/x 2>&1 | head -1; "
+                                         "echo ok > /tmp/s/mine; (setsid sleep 1000 &)"};
+  const int status = in_plain_chroot(true, args, out);
+  const std::string text = read_file(out).value_or("");
+  INFO(text);
+  CHECK(status == 0);  // its mount table as it was: nothing of the jail showed outside
+  CHECK(text.rfind(std::to_string(uid) + "\n", 0) == 0);
+  CHECK(text.find("Read-only file system") != std::string::npos);
+  CHECK(text.find("jail status 0") != std::string::npos);
+  CHECK(text.find("written 1") != std::string::npos);
+  CHECK(text.find("No such file") != std::string::npos);  // the repository is not there
+  CHECK(text.find("\"namespaces\":\"pid mount net ipc uts\"") != std::string::npos);
+  CHECK(text.find("private root (chroot on /tmp)") != std::string::npos);
+  CHECK(processes_of(uid) == 0);
+}
+
+TEST_CASE("jail: in a bare chroot (no /proc, no mount inside), refused with the reason, or degraded when allowed") {
+  if (!can_jail()) return;
+  const uid_t uid = kUidBase + 20;
+  const fs::path out = "/tmp/cudalab-jail-test/bare-chroot.out";
+  std::vector<std::string> args = {"--uid", std::to_string(uid), "--gid", std::to_string(uid), "--wall", "10", "--",
+                                   "/bin/sh", "-c", "id -u"};
+  CHECK(in_plain_chroot(false, args, out) == 0);
+  std::string text = read_file(out).value_or("");
+  CHECK_MESSAGE(text.find("jail status 125") != std::string::npos, text);
+  CHECK_MESSAGE(text.find("/ is not a mount point") != std::string::npos, text);
+  CHECK_MESSAGE(text.find("--allow-degraded") != std::string::npos, text);
+  args.insert(args.begin(), "--allow-degraded");
+  CHECK(in_plain_chroot(false, args, out) == 0);
+  text = read_file(out).value_or("");
+  CHECK_MESSAGE(text.rfind(std::to_string(uid) + "\n", 0) == 0, text);  // never root
+  CHECK_MESSAGE(text.find("\"level\":\"degraded\"") != std::string::npos, text);
+  CHECK_MESSAGE(text.find("not a mount point") != std::string::npos, text);
+  CHECK(processes_of(uid) == 0);
+}
