@@ -85,6 +85,11 @@ Options parse_options(int argc, const char* const* argv) {
     else if (arg == "--runner-wrap") o.runner_wrap.push_back(need_value());
     else if (arg == "--sanitizer-log") o.sanitizer_log = need_value();
     else if (arg == "--check-timeout") o.check_timeout = double(parse_unsigned(need_value(), "--check-timeout"));
+    else if (arg == "--hidden-checks") {
+      std::istringstream ids(need_value());
+      for (std::string id; std::getline(ids, id, ',');)
+        if (!id.empty()) o.hidden_checks.push_back(id);
+    } else if (arg == "--source") o.source = need_value();
     else if (arg == "--no-timing") o.timing = false;
     else if (arg == "--timing-only") o.timing_only = true;
     else if (arg == "--all") o.all = true;
@@ -121,6 +126,9 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "  --check-timeout S  stop a check after S seconds (a fresh runner takes the next one)\n"
     << "  --sanitizer-log DIR  a runner built with a sanitizer (make CHECK=race or asan) writes its\n"
     << "                 reports there; each check shows them digested (make passes this)\n"
+    << "  --hidden-checks IDS  the grader's hidden checks (comma-separated): they run last, and\n"
+    << "                 the report carries nothing the runner wrote in its own words\n"
+    << "  --source PATH  the lab file the runner was built from (the grader passes it)\n"
     << "  --help         this text\n\n"
     << "exit status: 0 all checks passed, 1 a check failed, 2 bad usage,\n             3 the GPU context was lost, 4 no usable GPU\n";
   return s.str();

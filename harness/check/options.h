@@ -26,6 +26,13 @@ struct Options {
   std::vector<std::string> runner_wrap;   // --runner-wrap WORD, repeated: the runner's command prefix
   double check_timeout = 0;               // --check-timeout SECONDS per check (0: none)
   std::string sanitizer_log;              // --sanitizer-log DIR: CHECK=race/asan reports, digested per check
+  // --hidden-checks ID[,ID...] (repeatable): the grader's hidden checks. They run after every
+  // other check (in a runner that has seen no hidden input, nothing the visible checks say can
+  // depend on one), and no text of the runner's reaches the report (runner_words.h).
+  std::vector<std::string> hidden_checks;
+  // --source PATH: the lab file the runner was built from, as the checker's caller knows it (the
+  // grader). Without it the runner's own word (its Hello) names the file, except with hidden checks.
+  std::string source;
 };
 
 // Parses argv. Throws UsageError with a message naming the problem and the fix.

@@ -188,6 +188,12 @@ CallRequest decode_request(Reader& r) {
 void encode(Writer& w, const CallReply& c) {
   w.u8(uint8_t(c.outcome));
   w.str(c.message);
+  w.u8(uint8_t(c.failure.cause));
+  w.u32(uint32_t(c.failure.cuda_code));
+  w.str(c.failure.call);
+  w.str(c.failure.kernel);
+  w.str(c.failure.file);
+  w.u32(c.failure.line);
   w.u8(c.context_lost);
   w.u64(c.launches.size());
   for (const auto& l : c.launches) {
@@ -204,12 +210,42 @@ void encode(Writer& w, const CallReply& c) {
   w.f64(c.ms);
 }
 
+void encode_batch(Writer& w, const std::vector<CallRequest>& reps) {
+  w.u64(reps.size());
+  for (const auto& q : reps) {
+    Writer one;
+    encode(one, q);
+    w.str(one.bytes());
+  }
+}
+
+std::vector<CallRequest> decode_batch(Reader& r) {
+  const size_t n = r.count(kMaxBatchReps, 4);
+  if (n == 0) throw ProtocolError("a timed batch with no repetition");
+  std::vector<CallRequest> reps;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string bytes = r.str(1 << 20);
+    Reader one(bytes);
+    reps.push_back(decode_request(one));
+  }
+  r.done();
+  return reps;
+}
+
 CallReply decode_reply(Reader& r) {
   CallReply c;
   uint8_t o = r.u8();
   if (o > uint8_t(Outcome::BadRequest)) throw ProtocolError("unknown outcome");
   c.outcome = Outcome(o);
   c.message = r.str(8192);
+  const uint8_t cause = r.u8();
+  if (cause > uint8_t(Cause::BadRequest)) throw ProtocolError("unknown cause");
+  c.failure.cause = Cause(cause);
+  c.failure.cuda_code = int32_t(r.u32());
+  c.failure.call = r.str(1024);
+  c.failure.kernel = r.str(1024);
+  c.failure.file = r.str(4096);
+  c.failure.line = r.u32();
   c.context_lost = r.u8() != 0;
   size_t n = r.count(kMaxLaunchesRecorded, 36);
   for (size_t i = 0; i < n; ++i) {

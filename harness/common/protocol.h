@@ -13,14 +13,17 @@
 // Conversation (the runner speaks first):
 //   runner  -> Hello{version, lab, source, device}
 //   checker -> Call{request} + memfd          runner -> CallReply{...}   (repeat)
-//   checker -> TimedRep{request} + memfd      runner -> RepReady
-//   checker -> Go (starts its own clock)      runner -> RepDone{ms, reply}
-//   checker -> Go{u8: hand back the outputs?}  runner -> CallReply   (repeat from TimedRep)
+//   checker -> TimedRep{R requests} + memfd   runner -> RepReady   (all R sets made, L2 flushed)
+//   checker -> Go (starts its own clock)      runner -> RepDone{ms of all R calls, reply}
+//   checker -> Go{R bytes: hand back rep i's outputs?}  runner -> CallReply   (repeat from TimedRep)
 //   checker -> Quit (or closes the socket)
 //
 // Trust. The checker believes nothing the runner says about correctness: it reads the
 // outputs and guards back and judges them itself; every length is bounded before it is
-// used; a runner that sends garbage, dies or stalls fails the check that was running.
+// used; a runner that sends garbage, dies or stalls fails the check that was running. Nor
+// does it repeat the runner's words: a failure comes back as data (CallReply::failure) from
+// which the checker writes its own sentence; the runner's text travels beside it, for a
+// student's own runs only (check/runner_words.h).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -30,7 +33,7 @@
 
 namespace cudalab::wire {
 
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr int kRunnerFd = 3;                       // the runner's end of the socket
 constexpr size_t kGuardElements = 4096;            // guard words after every buffer
 constexpr uint64_t kMaxFramePayload = 16u << 20;   // a frame never carries arrays
@@ -105,9 +108,32 @@ enum class Outcome : uint8_t {
   BadRequest = 3, // the runner could not do what was asked (out of memory, say)
 };
 
+// What failed, as data the checker can check before it says anything about it. The runner
+// fills it from the CudaFailure (common/cuda_errors.h) or the exception it caught.
+enum class Cause : uint8_t {
+  None = 0,
+  RunnerWork = 1,   // the runner's own work (making buffers, copying them back) failed
+  CudaCall = 2,     // a runtime call the lab's code checked with CUDALAB_CHECK
+  Launch = 3,       // a launch CUDALAB_CHECK_LAUNCH found refused
+  KernelRun = 4,    // a kernel that failed while running, found by CUDALAB_CHECK_LAUNCH
+  LabCall = 5,      // an error found when the lab's host function had returned
+  Exception = 6,    // the lab's code threw a std::exception
+  OtherThrow = 7,   // the lab's code threw something else
+  BadRequest = 8,   // the request did not fit the lab (the checker's mistake)
+};
+struct Failure {
+  Cause cause = Cause::None;
+  int32_t cuda_code = 0;  // cudaError_t, 0 when none
+  std::string call;       // CudaCall: the checked call as written ("cudaMalloc(&p, bytes)")
+  std::string kernel;     // Launch, KernelRun: the name given to CUDALAB_CHECK_LAUNCH
+  std::string file;       // CudaCall, Launch, KernelRun: where, as __FILE__ and __LINE__ said
+  uint32_t line = 0;
+};
+
 struct CallReply {
   Outcome outcome = Outcome::Ok;
-  std::string message;
+  std::string message;             // the runner's own words (never shown as the checker's)
+  Failure failure;                 // what failed, as data (outcome != Ok)
   bool context_lost = false;
   std::vector<Launch> launches;
   uint64_t launches_total = 0;     // including those past kMaxLaunchesRecorded
@@ -117,7 +143,7 @@ struct CallReply {
   // needs its input there; a kernel's result does not.
   uint64_t bytes_to_host = 0;
   std::vector<std::string> notes;  // what the emulator noticed (barrier divergence, ...)
-  double ms = 0;                   // RepDone only: CUDA events around the call
+  double ms = 0;                   // RepDone only: CUDA events around all R calls of the batch
 };
 
 struct DeviceInfo {
@@ -190,6 +216,10 @@ void encode(Writer& w, const CallReply& r);
 Hello decode_hello(Reader& r);
 CallRequest decode_request(Reader& r);
 CallReply decode_reply(Reader& r);
+// A timed batch (TimedRep): R calls of the lab, each with buffers of its own in one shared memory.
+constexpr size_t kMaxBatchReps = 20000;
+void encode_batch(Writer& w, const std::vector<CallRequest>& reps);
+std::vector<CallRequest> decode_batch(Reader& r);
 
 // ---- Frames on the socket -------------------------------------------------------------------
 // Writes a frame (and, when fd_to_send >= 0, passes that descriptor with it). Throws

@@ -68,3 +68,10 @@ TEST_CASE("--timing-only and --sanitizer-log") {
   CHECK_THROWS_AS(parse({"--timing-only", "--no-timing"}), UsageError);
   CHECK_THROWS_AS(parse({"--timing-only", "--only", "odd_size"}), UsageError);
 }
+
+TEST_CASE("--hidden-checks takes ids, comma-separated or repeated; --source a path") {
+  Options o = parse({"--hidden-checks", "million,b1024_cubed", "--hidden-checks=odd_size", "--source", "s/lab1.cu"});
+  CHECK(o.hidden_checks == std::vector<std::string>{"million", "b1024_cubed", "odd_size"});
+  CHECK(o.source == "s/lab1.cu");
+  CHECK(parse({}).hidden_checks.empty());
+}

@@ -1,0 +1,275 @@
+#include "runner_words.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "printable.h"
+
+namespace cudalab {
+
+namespace {
+LabSource g_source;
+bool g_words_allowed = true;
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string without_spaces(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+// Whether `word` occurs in text as a whole identifier (not inside a longer one).
+bool has_identifier(const std::string& text, const std::string& word) {
+  if (word.empty()) return false;
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !ident_char(text[at - 1])) && (end >= text.size() || !ident_char(text[end]))) return true;
+  }
+  return false;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || s.size() > 120 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), ident_char);
+}
+
+std::string basename_of(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+struct ErrorName {
+  int32_t code;
+  const char* name;
+  const char* words;
+};
+// The CUDA runtime's own names and sentences (cudaGetErrorName, cudaGetErrorString; CUDA 13).
+constexpr ErrorName kErrors[] = {
+    {1, "cudaErrorInvalidValue", "invalid argument"},
+    {2, "cudaErrorMemoryAllocation", "out of memory"},
+    {3, "cudaErrorInitializationError", "initialization error"},
+    {4, "cudaErrorCudartUnloading", "driver shutting down"},
+    {9, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {12, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
+    {13, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {16, "cudaErrorInvalidHostPointer", "invalid host pointer"},
+    {17, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {21, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {35, "cudaErrorInsufficientDriver", "CUDA driver version is insufficient for CUDA runtime version"},
+    {98, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {100, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {101, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {200, "cudaErrorInvalidKernelImage", "device kernel image is invalid"},
+    {209, "cudaErrorNoKernelImageForDevice", "no kernel image is available for execution on the device"},
+    {214, "cudaErrorECCUncorrectable", "uncorrectable ECC error encountered"},
+    {400, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {600, "cudaErrorNotReady", "device not ready"},
+    {700, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {701, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {702, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
+    {710, "cudaErrorAssert", "device-side assert triggered"},
+    {714, "cudaErrorHardwareStackError", "hardware stack error"},
+    {715, "cudaErrorIllegalInstruction", "an illegal instruction was encountered"},
+    {716, "cudaErrorMisalignedAddress", "misaligned address"},
+    {717, "cudaErrorInvalidAddressSpace", "operation not supported on global/shared address space"},
+    {718, "cudaErrorInvalidPc", "invalid program counter"},
+    {719, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {720, "cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"},
+    {801, "cudaErrorNotSupported", "operation not supported"},
+    {999, "cudaErrorUnknown", "unknown error"},
+};
+constexpr int32_t kMemoryAllocation = 2, kInvalidConfiguration = 9, kIllegalAddress = 700;
+
+// The CPU backend's diagnoses, recognized by the harness's own words in the emulator's account
+// (a lab file cannot put them there: only a real fault does), each said in the checker's words.
+struct Diagnosis {
+  const char* sign;
+  const char* words;
+};
+constexpr Diagnosis kDiagnoses[] = {
+    {"must call the same warp operation",
+     "the lanes of a warp waited in different warp operations, or some had returned: every lane named in the mask "
+     "must call the same warp operation. Keep it outside the `if` (let idle lanes pass 0), or pass a mask of the "
+     "lanes that really take part"},
+    {"must reach the same __syncthreads()",
+     "the threads of a block waited at different __syncthreads(): every thread of a block must reach the same "
+     "__syncthreads(). Move the barrier out of the if/else or loop that splits the threads"},
+    {"overflowed its",
+     "a thread overflowed its stack (a large local array, or deep recursion?)"},
+    {"called __trap()", "a thread called __trap()"},
+};
+
+std::string diagnosis_of(const wire::CallReply& reply) {
+  std::string all = reply.message;
+  for (const auto& n : reply.notes) all += "\n" + n;
+  for (const auto& d : kDiagnoses)
+    if (all.find(d.sign) != std::string::npos) return d.words;
+  return "";
+}
+
+}  // namespace
+
+LabSource read_lab_source(const std::string& path) {
+  LabSource s;
+  s.shown = printable(path, 200);
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (4 << 20)) return s;
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!(text << in.rdbuf())) return s;
+  s.text = text.str();
+  s.lines = size_t(std::count(s.text.begin(), s.text.end(), '\n')) + (!s.text.empty() && s.text.back() != '\n');
+  return s;
+}
+
+void set_lab_source(const LabSource& source) { g_source = source; }
+const LabSource& lab_source() { return g_source; }
+void set_runner_words_allowed(bool allowed) { g_words_allowed = allowed; }
+bool runner_words_allowed() { return g_words_allowed; }
+
+std::string cuda_error_words(int32_t code) {
+  for (const auto& e : kErrors)
+    if (e.code == code) return std::string(e.words) + " (" + e.name + ")";
+  return "CUDA error " + std::to_string(code);
+}
+
+std::string checked_kernel(const std::string& name, const std::vector<wire::Launch>& launches, const LabSource& src) {
+  if (name.empty() || name.size() > 200) return "";
+  for (const auto& l : launches)
+    if (l.kernel == name) return printable(name, 200);
+  return is_identifier(name) && has_identifier(src.text, name) ? name : "";
+}
+
+std::string checked_call(const std::string& call, const LabSource& src) {
+  const std::string compact = without_spaces(call);
+  if (!compact.empty() && call.size() <= 300 && !src.text.empty() &&
+      without_spaces(src.text).find(compact) != std::string::npos)
+    return printable(call, 300);
+  // Else the function's name alone, when it is one of the runtime's.
+  size_t end = 0;
+  while (end < call.size() && ident_char(call[end])) ++end;
+  const std::string fn = call.substr(0, end);
+  return fn.size() > 4 && fn.size() <= 60 && fn.rfind("cuda", 0) == 0 ? fn : "";
+}
+
+std::string checked_place(const std::string& file, uint32_t line, const LabSource& src) {
+  if (src.text.empty() || file.empty()) return "";
+  if (file != src.shown && basename_of(file) != basename_of(src.shown)) return "";
+  return line >= 1 && line <= src.lines ? src.shown + ":" + std::to_string(line) : src.shown;
+}
+
+std::string failure_message(const wire::CallReply& reply, const std::string& function, const LabSource& src) {
+  const wire::Failure& f = reply.failure;
+  const std::string error = cuda_error_words(f.cuda_code);
+  const std::string kernel = checked_kernel(f.kernel, reply.launches, src);
+  const std::string place = checked_place(f.file, f.line, src);
+  const std::string diagnosis = diagnosis_of(reply);
+  const std::string kernel_named = kernel.empty() ? "a kernel" : kernel;
+  std::string m;
+  switch (f.cause) {
+    case wire::Cause::CudaCall: {
+      const std::string call = checked_call(f.call, src);
+      m = (call.empty() ? std::string("a CUDA call") : call) + (place.empty() ? "" : " at " + place) + " failed: " + error;
+      break;
+    }
+    case wire::Cause::Launch:
+      m = "launching " + kernel_named + (place.empty() ? "" : " at " + place) + " failed: " + error;
+      if (f.cuda_code == kInvalidConfiguration)
+        m += " (a block holds at most 1024 threads, the grid needs at least one block, gridDim.y and gridDim.z may be at "
+             "most 65,535, and a block may not ask for more shared memory than the GPU has)";
+      break;
+    case wire::Cause::KernelRun:
+      m = "kernel " + kernel_named + (place.empty() ? "" : " (launched at " + place + ")") + " failed while running: " + error;
+      break;
+    case wire::Cause::LabCall:
+      m = function + " failed: " + error;
+      if (diagnosis.empty() && f.cuda_code != kIllegalAddress)
+        m += " (add CUDALAB_CHECK_LAUNCH(\"name\") after each launch to find which kernel)";
+      break;
+    case wire::Cause::RunnerWork:
+      m = f.cuda_code == kMemoryAllocation
+              ? "the kernel runner could not make the call's buffers on the GPU: " + error + "; try a smaller --size"
+              : "the kernel runner's own work for the call failed: " + error;
+      break;
+    case wire::Cause::Exception:
+      m = "your code threw an exception out of " + function;
+      break;
+    case wire::Cause::OtherThrow:
+      m = "your code threw something that is not a std::exception out of " + function;
+      break;
+    case wire::Cause::BadRequest:
+      m = "the kernel runner could not carry out the call (it does not fit the runner's lab: was it built for another "
+          "one?)";
+      break;
+    case wire::Cause::None:
+      m = "the kernel runner reported a failure without saying what failed";
+      break;
+  }
+  if (!diagnosis.empty()) m += ": " + diagnosis;
+  else if (f.cuda_code == kIllegalAddress && f.cause != wire::Cause::CudaCall)
+    m += ": some thread read or wrote outside its arrays. Check each index against its array's size";
+  return m;
+}
+
+std::vector<std::string> notes_in_checker_words(const std::vector<std::string>& notes,
+                                                const std::vector<wire::Launch>& launches, const LabSource& src) {
+  std::vector<std::string> out;
+  for (const auto& n : notes) {
+    const std::string barrier = "barrier divergence at ";
+    if (size_t at = n.find(barrier); at != std::string::npos && n.rfind("cudalab: note: ", 0) == 0) {
+      // "... barrier divergence at FILE:LINE: ..."
+      const size_t from = at + barrier.size();
+      const size_t colon = n.find(": ", from);
+      const std::string where = n.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
+      const size_t last = where.find_last_of(':');
+      std::string place;
+      if (last != std::string::npos && last + 1 < where.size() &&
+          where.find_first_not_of("0123456789", last + 1) == std::string::npos && where.size() - last <= 10)
+        place = checked_place(where.substr(0, last), uint32_t(std::stoul(where.substr(last + 1))), src);
+      out.push_back("barrier divergence at " + (place.empty() ? std::string("a __syncthreads() of yours") : place) +
+                    ": some threads of a block left (an early `return`, or an `if` not every thread enters) before a "
+                    "__syncthreads() the others waited at. CUDA requires every thread of the block to reach it: put "
+                    "the work in `if (i < n) { ... }` and keep the __syncthreads() outside it");
+      continue;
+    }
+    if (n.rfind("cudalab: note: warp-synchronous code: in kernel ", 0) == 0) {
+      const size_t from = std::string("cudalab: note: warp-synchronous code: in kernel ").size();
+      const size_t space = n.find(' ', from);
+      const std::string kernel =
+          checked_kernel(n.substr(from, space == std::string::npos ? std::string::npos : space - from), launches, src);
+      out.push_back("warp-synchronous code in " + (kernel.empty() ? std::string("a kernel") : "kernel " + kernel) +
+                    ": a lane read a value another lane of its warp wrote through a volatile pointer, with no "
+                    "__syncwarp() between. CUDA has not promised lockstep warps since Volta: put __syncwarp() between "
+                    "the steps");
+    }
+  }
+  return out;
+}
+
+std::string cut_runner_words(const std::string& text) {
+  std::string s = printable(text, kRunnerWordsChars + 1);
+  if (s.size() > kRunnerWordsChars) s = s.substr(0, kRunnerWordsChars - 3) + "...";
+  return s;
+}
+
+std::vector<std::string> runner_words(const wire::CallReply& reply) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& text) {
+    // Newlines of a multi-line account become spaces, not question marks.
+    std::string flat = text;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    if (!flat.empty() && out.size() < kRunnerWordsLines) out.push_back(cut_runner_words(flat));
+  };
+  if (reply.outcome != wire::Outcome::Ok) {
+    const std::string threw = "your code threw an exception: ";
+    add(reply.message.rfind(threw, 0) == 0 ? "the exception's message: " + reply.message.substr(threw.size())
+                                           : reply.message);
+  }
+  for (const auto& n : reply.notes) add(n.rfind("cudalab: ", 0) == 0 ? n.substr(9) : n);
+  return out;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,197 @@
+// The report in the checker's own words (check/runner_words.h): what the runner says is data the
+// checker checks, never a sentence it repeats; and the protocol carries that data.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "protocol.h"
+#include "runner_words.h"
+
+using namespace cudalab;
+
+namespace {
+
+// A lab file of 40 lines with a kernel and a checked call in it.
+LabSource fake_source() {
+  LabSource s;
+  s.shown = "labs/lab3_multilevel_sum.cu";
+  s.text = "__global__ void reduce_level(float* x) {}\n";
+  s.text += "void f() { CUDALAB_CHECK(cudaMalloc(&p,  n * sizeof(float))); }\n";
+  for (int i = 0; i < 38; ++i) s.text += "// line\n";
+  s.lines = 40;
+  return s;
+}
+
+wire::CallReply failed(wire::Cause cause, int32_t code, const std::string& message) {
+  wire::CallReply r;
+  r.outcome = cause == wire::Cause::Exception || cause == wire::Cause::OtherThrow ? wire::Outcome::Exception
+                                                                                 : wire::Outcome::CudaError;
+  r.message = message;
+  r.failure.cause = cause;
+  r.failure.cuda_code = code;
+  return r;
+}
+
+const char* kSecret = "hidden size 1048583; /proc/1/cmdline: cudalab-jail --uid 20017";
+
+}  // namespace
+
+TEST_CASE("an exception's text never becomes the check's message") {
+  const wire::CallReply r = failed(wire::Cause::Exception, 0, std::string("your code threw an exception: ") + kSecret);
+  const std::string m = failure_message(r, "lab3::multilevel_sum", fake_source());
+  CHECK(m == "your code threw an exception out of lab3::multilevel_sum");
+  // The runner's words travel apart, printable and cut.
+  const auto words = runner_words(r);
+  REQUIRE(words.size() == 1);
+  CHECK(words[0].find("1048583") != std::string::npos);
+  CHECK(words[0].rfind("the exception's message: ", 0) == 0);
+}
+
+TEST_CASE("a CUDA error is named from the checker's table, and only checked places and names appear") {
+  wire::CallReply r = failed(wire::Cause::Launch, 9, std::string("launching ") + kSecret + " failed");
+  r.failure.kernel = "reduce_level";
+  r.failure.file = "labs/lab3_multilevel_sum.cu";
+  r.failure.line = 12;
+  std::string m = failure_message(r, "lab3::multilevel_sum", fake_source());
+  CHECK(m.rfind("launching reduce_level at labs/lab3_multilevel_sum.cu:12 failed: invalid configuration argument "
+                "(cudaErrorInvalidConfiguration) (a block holds at most 1024 threads",
+                0) == 0);
+  // A name the file does not have, a line past its end, another file: left out.
+  r.failure.kernel = "size_1048583";
+  r.failure.line = 1048583;
+  m = failure_message(r, "lab3::multilevel_sum", fake_source());
+  CHECK(m.rfind("launching a kernel at labs/lab3_multilevel_sum.cu failed", 0) == 0);
+  CHECK(m.find("1048583") == std::string::npos);
+  r.failure.file = "/proc/1/cmdline";
+  m = failure_message(r, "lab3::multilevel_sum", fake_source());
+  CHECK(m.rfind("launching a kernel failed: invalid configuration", 0) == 0);
+  // A kernel the launch record saw is named even when the file does not spell it so.
+  wire::Launch l;
+  l.kernel = "lab3::(anonymous namespace)::reduce<256>";
+  r.launches.push_back(l);
+  r.failure.kernel = l.kernel;
+  CHECK(failure_message(r, "f", fake_source()).find("launching lab3::(anonymous namespace)::reduce<256>") == 0);
+  // An unknown code is a number, not the runner's text.
+  r.failure.cuda_code = 123456;
+  CHECK(failure_message(r, "f", fake_source()).find("CUDA error 123456") != std::string::npos);
+}
+
+TEST_CASE("a checked call is quoted only as the file writes it") {
+  const LabSource src = fake_source();
+  CHECK(checked_call("cudaMalloc(&p, n * sizeof(float))", src) == "cudaMalloc(&p, n * sizeof(float))");
+  CHECK(checked_call("cudaMalloc(&p, 1048583)", src) == "cudaMalloc");
+  CHECK(checked_call("system(\"id\")", src) == "");
+  CHECK(checked_call("cudaMalloc(&p, n * sizeof(float))", LabSource{}) == "cudaMalloc");
+  wire::CallReply r = failed(wire::Cause::CudaCall, 2, kSecret);
+  r.failure.call = "cudaMalloc(&p, 1048583)";
+  r.failure.file = "lab3_multilevel_sum.cu";
+  r.failure.line = 2;
+  CHECK(failure_message(r, "f", src) == "cudaMalloc at labs/lab3_multilevel_sum.cu:2 failed: out of memory (cudaErrorMemoryAllocation)");
+}
+
+TEST_CASE("places: the lab file and one of its lines") {
+  const LabSource src = fake_source();
+  CHECK(checked_place("labs/lab3_multilevel_sum.cu", 40, src) == "labs/lab3_multilevel_sum.cu:40");
+  CHECK(checked_place("/home/me/lab3_multilevel_sum.cu", 41, src) == "labs/lab3_multilevel_sum.cu");
+  CHECK(checked_place("labs/lab3_multilevel_sum.cu", 0, src) == "labs/lab3_multilevel_sum.cu");
+  CHECK(checked_place("solutions/other.cu", 3, src) == "");
+  CHECK(checked_place("labs/lab3_multilevel_sum.cu", 3, LabSource{}) == "");  // a file the checker did not read
+}
+
+TEST_CASE("the CPU backend's diagnoses are recognized and said in the checker's words") {
+  wire::CallReply r = failed(wire::Cause::KernelRun, 719,
+                             "kernel k (launched at x.cu:3) failed while running: block (1048583,0,0) of kernel k can never "
+                             "finish: ... Every lane named in the mask must call the same warp operation; on a GPU ...");
+  r.failure.kernel = "reduce_level";
+  const std::string m = failure_message(r, "f", fake_source());
+  CHECK(m.find("kernel reduce_level failed while running: unspecified launch failure (cudaErrorLaunchFailure): the lanes of "
+               "a warp") == 0);
+  CHECK(m.find("must call the same warp operation") != std::string::npos);
+  CHECK(m.find("1048583") == std::string::npos);
+
+  r = failed(wire::Cause::KernelRun, 700, "kernel wild (launched at x.cu:3) failed while running: thread 5 wrote d[1048583]");
+  r.failure.kernel = "reduce_level";
+  CHECK(failure_message(r, "f", fake_source()) ==
+        "kernel reduce_level failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress): "
+        "some thread read or wrote outside its arrays. Check each index against its array's size");
+}
+
+TEST_CASE("notes: barrier divergence and warp-synchronous code, with checked places only") {
+  const LabSource src = fake_source();
+  std::vector<wire::Launch> launches(1);
+  launches[0].kernel = "reduce_level";
+  const auto notes = notes_in_checker_words(
+      {"cudalab: note: barrier divergence at labs/lab3_multilevel_sum.cu:7: 3 threads of block (5,0,0) left by ...",
+       "cudalab: note: barrier divergence at labs/lab3_multilevel_sum.cu:1048583: 3 threads ...",
+       "cudalab: note: warp-synchronous code: in kernel reduce_level (launched at x.cu:1), lane 3 of warp 1048583 ...",
+       "cudalab: note: " + std::string(kSecret)},
+      launches, src);
+  REQUIRE(notes.size() == 3);
+  CHECK(notes[0].rfind("barrier divergence at labs/lab3_multilevel_sum.cu:7: ", 0) == 0);
+  CHECK(notes[1].rfind("barrier divergence at labs/lab3_multilevel_sum.cu: ", 0) == 0);
+  CHECK(notes[2].rfind("warp-synchronous code in kernel reduce_level: ", 0) == 0);
+  for (const auto& n : notes) CHECK(n.find("1048583") == std::string::npos);
+}
+
+TEST_CASE("the runner's words are printable and cut") {
+  wire::CallReply r = failed(wire::Cause::Exception, 0, std::string(5000, 'x') + "\x1b[31m");
+  r.notes = std::vector<std::string>(20, "cudalab: note: \x01\x02 again");
+  const auto words = runner_words(r);
+  CHECK(words.size() == kRunnerWordsLines);
+  CHECK(words[0].size() == kRunnerWordsChars);
+  CHECK(words[1] == "note: ?? again");
+  for (const auto& w : words)
+    for (char c : w) CHECK((c >= 0x20 && c < 0x7f));
+}
+
+TEST_CASE("the lab file is read only when it is a regular file") {
+  const std::string path = "/tmp/cudalab-runner-words-test.cu";
+  std::ofstream(path) << "a\nb\nc";
+  const LabSource s = read_lab_source(path);
+  CHECK(s.lines == 3);
+  CHECK(s.shown == path);
+  CHECK(read_lab_source("/proc/self").text.empty());
+  CHECK(read_lab_source("").lines == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("the protocol carries a failure as data, and a batch of requests") {
+  wire::CallReply r = failed(wire::Cause::KernelRun, 700, "m");
+  r.failure.kernel = "k";
+  r.failure.file = "f.cu";
+  r.failure.line = 12;
+  r.failure.call = "c";
+  wire::Writer w;
+  wire::encode(w, r);
+  wire::Reader rd(w.bytes());
+  const wire::CallReply back = wire::decode_reply(rd);
+  CHECK(back.failure.cause == wire::Cause::KernelRun);
+  CHECK(back.failure.cuda_code == 700);
+  CHECK(back.failure.kernel == "k");
+  CHECK(back.failure.file == "f.cu");
+  CHECK(back.failure.line == 12);
+  CHECK(back.failure.call == "c");
+
+  std::vector<wire::CallRequest> reps(3);
+  for (size_t i = 0; i < reps.size(); ++i) {
+    reps[i].lab = 3;
+    reps[i].scalars = {int64_t(i)};
+    reps[i].shm_bytes = 1 << 20;
+  }
+  wire::Writer wb;
+  wire::encode_batch(wb, reps);
+  wire::Reader rb(wb.bytes());
+  const auto got = wire::decode_batch(rb);
+  REQUIRE(got.size() == 3);
+  CHECK(got[2].scalars == std::vector<int64_t>{2});
+  // An unknown cause, or an empty batch, is refused.
+  std::string bad = w.bytes();
+  bad[1 + 4 + 1] = char(99);  // outcome, message "m" (u32 length + 1 byte), then the cause
+  wire::Reader rbad(bad);
+  CHECK_THROWS_AS(wire::decode_reply(rbad), wire::ProtocolError);
+  wire::Writer empty;
+  wire::encode_batch(empty, {});
+  wire::Reader re(empty.bytes());
+  CHECK_THROWS_AS(wire::decode_batch(re), wire::ProtocolError);
+}
