@@ -23,6 +23,7 @@ mkdir -p "$OUT"
 deps=$PWD/.carry/deps
 if [ -d "$deps" ]; then
   export CPATH="$deps/usr/include:$deps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}"
+  export LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
   libs="$deps/usr/lib/x86_64-linux-gnu/libcrypto.a -pthread -ldl"
 else
   libs="-lcrypto -pthread"
