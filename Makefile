@@ -1,6 +1,6 @@
 # cudalab: run a lab, run the reference solution, run the tests. `make help` says it all.
 
-LABS := 1 2 3 4 5 6 7 8
+LABS := 1 2 3 4 5 6 7 8 9
 # What `make` runs with no goal; `make help` lists labs, targets and variables.
 DEFAULT_ARCH := 80
 

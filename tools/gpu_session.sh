@@ -38,7 +38,7 @@ nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.sm,clocks.max.sm,c
 log "build"
 start=$(date +%s)
 targets=""
-for n in 1 2 3 4 5 6 7 8; do
+for n in 1 2 3 4 5 6 7 8 9; do
   ls solutions/lab${n}_*.cu >/dev/null 2>&1 && targets="$targets build/cuda/check/lab$n build/cuda/solutions/lab$n-runner build/cuda/labs/lab$n-runner"
 done
 make -j16 BACKEND=cuda $targets > "$OUT/logs/build.log" 2>&1 || { tail -40 "$OUT/logs/build.log"; echo "BUILD FAILED"; }
@@ -46,7 +46,7 @@ echo "build: $(( $(date +%s) - start )) s"
 
 # A lab run is the checker, which starts the kernel runner built from the lab file.
 checker() { local n=$1 runner=$2; shift 2; ./build/cuda/check/lab$n --runner "$runner" "$@"; }
-for n in 1 2 3 4 5 6 7 8; do
+for n in 1 2 3 4 5 6 7 8 9; do
   [ -x build/cuda/solutions/lab$n-runner ] || continue
   log "lab $n"
   s=$(date +%s%N)

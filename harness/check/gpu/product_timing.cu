@@ -1,0 +1,111 @@
+#include "product_timing.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "ceilings.h"
+#include "cuda_errors.h"
+#include "diagnose.h"
+#include "device_array.h"
+#include "fill.h"
+#include "matrix_reference.h"
+#include "random.h"
+#include "timed_call.h"
+#include "tolerance.h"
+
+namespace cudalab {
+
+TimingReport product_timing(const TimingRequest& req, int lab, const std::string& function,
+                            const std::vector<ProductBaseline>& baselines) {
+  // 4096^3: 64 MiB per matrix, above the H100's 50 MB L2; the size cuBLAS is quoted at.
+  const size_t M = req.shape ? req.shape->dims[0] : 4096, N = req.shape ? req.shape->dims[1] : 4096,
+               K = req.shape ? req.shape->dims[2] : 4096;
+  const double flops = 2.0 * double(M) * double(N) * double(K);
+  DeviceArray dA("A", M * K), dB("B", K * N), dC("C", M * N);
+  dA.fill(uniform_fill(req.seed, 1, -1.0f, 1.0f));
+  dB.fill(uniform_fill(req.seed, 2, -1.0f, 1.0f));
+  const int m = int(M), n = int(N), k = int(K);
+
+  TimingReport t;
+  t.status = "measured";
+  t.size = "M " + with_commas(M) + ", N " + with_commas(N) + ", K " + with_commas(K) + " (float)";
+  t.note = "CUDA events, median of 20 after 3 warm-ups, L2 flushed before each";
+  t.ceiling_name = "cuBLAS SGEMM (FP32, no tensor cores)";
+  double cublas_ms = 0;
+  t.ceiling_value = cublas_sgemm_tflops(dA.get(), dB.get(), dC.get(), m, n, k, &cublas_ms);
+  t.ceiling_unit = "TFLOP/s";
+  auto row = [&](std::string name, std::string role, double ms, std::string note = "") {
+    double tflops = flops / (ms * 1e9);
+    // Only GPU kernels are judged against the GPU's arithmetic.
+    bool on_gpu = role == "student" || role == "baseline" || role == "vendor";
+    t.rows.push_back({name, role, ms, tflops, "TFLOP/s", on_gpu ? tflops / t.ceiling_value : 0, note});
+  };
+
+  // The student's product, in the kernel runner: every repetition on matrices of its own, and
+  // checked on 64 elements of C chosen after it ran (a dot product of length K each).
+  auto fill_of = [&](int rep, uint64_t stream) {
+    return uniform_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str()), stream, -1.0f, 1.0f);
+  };
+  size_t c_index = 0;
+  std::mt19937_64 pick(req.seed);
+  StudentTimingConfig cfg;
+  cfg.floor_ms = flops / (3.0 * t.ceiling_value * 1e9);
+  cfg.floor_what = "the product at three times cuBLAS's rate";
+  const StudentTiming student = time_lab_calls(
+      [&](int rep) {
+        LabCall call(function, lab);
+        call.random_input("A", wire::ElemType::F32, M * K, fill_of(rep, 1));
+        call.random_input("B", wire::ElemType::F32, K * N, fill_of(rep, 2));
+        c_index = call.output("d_C", wire::ElemType::F32, M * N);
+        call.scalar(int64_t(M));
+        call.scalar(int64_t(N));
+        call.scalar(int64_t(K));
+        return call;
+      },
+      [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {
+        const std::vector<float> c = res.floats(c_index);
+        const wire::Fill fa = fill_of(rep, 1), fb = fill_of(rep, 2);
+        const uint64_t ka = wire::fill_key(fa), kb = wire::fill_key(fb);
+        for (int s = 0; s < 64; ++s) {
+          const size_t i = s == 0 ? M * N - 1 : pick() % (M * N), r = i / N, col = i % N;
+          double dot = 0, abs_dot = 0;
+          for (size_t q = 0; q < K; ++q) {
+            const double p = double(wire::random_value(fa, ka, r * K + q, M * K)) *
+                             double(wire::random_value(fb, kb, q * N + col, K * N));
+            dot += p;
+            abs_dot += std::fabs(p);
+          }
+          if (!within(dot, c[i], dot_tolerance(K, abs_dot)))
+            return "C[" + with_commas(r) + "][" + with_commas(col) + "] is " + std::to_string(c[i]) + ", expected " +
+                   std::to_string(dot);
+        }
+        return "";
+      },
+      cfg);
+  if (!accept_student_timing(student, t)) return t;
+  row("your kernel", "student", student.median_ms);
+
+  // One core at 4096^3 would take about a minute: time the first rows of C (about 2^27
+  // multiply-adds' worth) and scale to all M rows. Rows of C cost the same, so this is fair.
+  const std::vector<float> a = matrix_input(M, K, req.seed, /*stream=*/1, -1.0f, 1.0f);
+  const std::vector<float> b = matrix_input(K, N, req.seed, /*stream=*/2, -1.0f, 1.0f);
+  const size_t cpu_rows = std::clamp<size_t>((size_t(1) << 27) / std::max<size_t>(1, N * K), 1, M);
+  std::vector<float> host_c(cpu_rows * N);
+  Timing cpu = time_host([&] { cpu_matmul_rows(a.data(), b.data(), host_c.data(), N, K, 0, cpu_rows); }, 3);
+  const double cpu_ms = cpu.median_ms * double(M) / double(cpu_rows);
+  // In GFLOP/s: a CPU core's rate would print as 0.00 TFLOP/s.
+  t.rows.push_back(
+      {"one CPU core (i-k-j loops)", "cpu", cpu_ms, flops / (cpu_ms * 1e6), "GFLOP/s", 0,
+       cpu_rows == M ? "" : "measured on " + with_commas(cpu_rows) + " rows of C and scaled to all " + with_commas(M)});
+  for (const ProductBaseline& base : baselines)
+    if (!base.fits || base.fits(m, n, k))
+      row(base.name, "baseline", base.time(dA.get(), dB.get(), dC.get(), m, n, k).median_ms);
+  row("cuBLAS SGEMM", "vendor", cublas_ms);
+  return t;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,337 @@
+// =============================================================================================
+//  cudalab · Lab 9 · SGEMM: register blocking toward cuBLAS
+// =============================================================================================
+//
+//  THE IDEA
+//  --------
+//  Lab 5's product again: C = A B in FP32, with A of M x K, B of K x N and C of M x N, all
+//  row-major, any sizes. Lab 5's tiled kernel is right and slow: on the H100 it runs at
+//  17.1% of cuBLAS's SGEMM. This lab climbs the ladder that the best-known write-ups climb
+//  (Simon Boehm's "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance",
+//  CUTLASS's "Efficient GEMM in CUDA"), one rung at a time. Each rung below says what limits
+//  the one before it, what it changes, and what it measured on an H100 at 4096 x 4096 x 4096:
+//
+//      rung                                                    TFLOP/s    of cuBLAS
+//      0  naive: a thread per element of C                     4.39       8.5%
+//      1  shared-memory tiles, 32 x 32 (lab 5)                 8.86       17.1%
+//      2  1-D register blocking: 8 elements per thread         17.2       33.2%
+//      3  2-D register blocking: an 8 x 8 patch per thread     16.6       32.2%
+//      4  float4 loads, A transposed in shared memory          36.1       69.7%
+//      5  warp tiles, two shared-memory stages (reference)     37.5       72.5%
+//         cuBLAS SGEMM                                         51.7       100%
+//
+//  All of it FP32 on the CUDA cores: cuBLAS runs with CUBLAS_DEFAULT_MATH, which keeps SGEMM
+//  in FP32 (TF32 tensor cores only with CUBLAS_TF32_TENSOR_OP_MATH), so it is the fair
+//  yardstick for an FP32 kernel. `make lab9` prints this table for your own GPU: its timing
+//  runs rungs 0 to 4 (the harness's kernels, harness/check/gpu/product_baselines.cu) and
+//  cuBLAS beside your kernel. The figures above are one such run, of the reference solution
+//  (make solution9 ARGS="--seed 2026") on an NVIDIA H100 80GB HBM3 (SXM, 132 SMs, CUDA 13.0):
+//  medians of 20 runs, the L2 cache flushed before each.
+//
+//  THE BUDGET: WHAT FEEDS A MULTIPLY-ADD
+//  -------------------------------------
+//  Each SM of the H100 (132 of them) does 128 FP32 fused multiply-adds (FMA) per clock, four
+//  warp instructions: about 67 TFLOP/s at the 1.98 GHz boost clock. To keep them busy every
+//  level of memory must deliver the FMAs' operands fast enough:
+//    * shared memory answers one warp-wide request per clock: 32 words, 128 bytes;
+//    * global memory (HBM, 3.35 TB/s) gives each SM about 13 bytes per clock, three floats;
+//      the 50 MB L2 cache in front of it a few times more.
+//  So the question at every level is reuse: how many FMAs does each word fetched from it feed?
+//  For a block that computes a BM x BN tile of C, a word brought from global memory feeds
+//  BM BN / (BM + BN) FMAs (a slice of k brings BM + BN words for BM BN FMAs). For a thread
+//  that computes a TM x TN patch of C, a word read from shared memory feeds TM TN / (TM + TN).
+//  The ladder raises both.
+//
+//  RUNG 0: NAIVE
+//  -------------
+//  A thread per element of C, walking row i of A and column j of B in global memory: two
+//  loads per FMA. The caches catch most of them (a warp's 32 threads read the same A[i][k]),
+//  but the kernel spends its life waiting for memory.
+//
+//  RUNG 1: SHARED-MEMORY TILES (LAB 5)
+//  -----------------------------------
+//  A block stages 32 x 32 tiles of A and B in shared memory: each word from global memory
+//  now feeds 16 FMAs. But each FMA reads its two operands from shared memory (As[ty][k] is
+//  the same word for the whole warp, Bs[k][tx] a word per thread): two shared-memory requests
+//  per warp FMA instruction, when the SM could issue four FMA instructions per clock and
+//  shared memory answers one request. Shared memory is the wall.
+//
+//  RUNG 2: 1-D REGISTER BLOCKING
+//  -----------------------------
+//  Reuse from registers. Let each thread compute TM = 8 elements of a column of C: for each
+//  k it reads Bs[k][col] ONCE into a register and uses it for 8 FMAs, with the 8 values
+//  As[row .. row + 7][k] (the same for the whole warp: broadcasts). 9 shared reads per 8 FMAs
+//  instead of 16. Block tiles of 64 x 64 (a global word feeds 32 FMAs), slices of BK = 8
+//  values of k, 512 threads.
+//
+//  RUNG 3: 2-D REGISTER BLOCKING
+//  -----------------------------
+//  Each thread an 8 x 8 patch of C. For each k: 8 values of A (a column of the A tile) and 8
+//  of B (a row of the B tile) into registers, then all 64 products, an outer product: 16
+//  shared reads feed 64 FMAs, four per word. Block tiles of 128 x 128 (a global word feeds 64
+//  FMAs), slices of 8, 256 threads: As and Bs are 8 KB together. The price is registers: 64
+//  accumulators, 16 operands, the addresses, about 128 registers a thread, so an SM's 65,536
+//  registers hold two blocks, 16 warps. Few warps are enough now: each has 64 independent FMAs
+//  per k to issue, parallelism inside the thread (ILP) instead of between warps.
+//  And yet it measures 16.6 TFLOP/s, no faster than rung 2: its reads collide. Thread t reads
+//  Bs[k][(t % 16) * 8 + j]: 16 threads of a warp, 8 words apart, so threads 0, 4, 8 and 12 ask
+//  the same bank for different words, a 4-way bank conflict, and each read is served in 4
+//  passes; As[(t / 16) * 8 + i][k] conflicts 2-way. The 4-fold saving in reads is eaten by
+//  conflicts. (Count them yourself: a word's bank is its address in words, modulo 32.)
+//
+//  RUNG 4: VECTORIZED LOADS, A TRANSPOSED
+//  --------------------------------------
+//  Rung 3 spends an instruction on every float it moves. A float4 load (128 bits, LDG.128
+//  from global memory, LDS.128 from shared) moves four. A thread's 8 values of B for one k
+//  are contiguous in Bs: two float4 reads. Its 8 values of A are a column of As[m][k], 8
+//  words apart: so store the A tile transposed, As[k][m], and they are two float4 reads too.
+//  From global memory, each thread fetches its share of a slice as one float4 of A (4 values
+//  of k of one row) and one of B (4 columns of one row), and writes A's four into a column of
+//  As. Per k a thread now issues 4 loads for 64 FMAs, and the conflicts shrink with them (rung
+//  5 says what is left): 36.1 TFLOP/s, more than twice rung 3. On the H100 this is the big step.
+//  ALIGNMENT. A float4 access must be 16-byte aligned, or the GPU stops with "misaligned
+//  address". Row r of A starts at A + r K floats: aligned for every r only when K % 4 == 0;
+//  rows of B and C need N % 4 == 0. cudaMalloc's pointers are 256-byte aligned, but an odd K
+//  is allowed. So the kernel is a template, sgemm_kernel<kAligned>: float4 when K and N are
+//  multiples of 4 and the pointers aligned, one float at a time otherwise; lab9::sgemm picks.
+//
+//  RUNG 5: WARP TILES AND TWO STAGES
+//  ---------------------------------
+//  Bank conflicts. A warp's float4 read moves 512 bytes; shared memory serves it 8 lanes
+//  (128 bytes) at a time, and within those 8 lanes two addresses in one bank but different
+//  words cost an extra pass. In rung 4, thread t's patch is at column (t % 16) * 8: 8 lanes
+//  read float4s 32 bytes apart, 256 bytes for 8 lanes, every bank twice: two passes for one.
+//  The fix is to spread a thread's 8 x 8 patch as four 4 x 4 fragments, 16 rows and 32
+//  columns apart, and lay the lanes out so that 8 neighbouring lanes read 8 neighbouring
+//  float4s of Bs (128 contiguous bytes: one pass) and the same float4 of As (a broadcast).
+//  Each warp then computes a compact 32 x 64 piece of the block tile, its warp tile, and reads
+//  32 + 64 words of shared memory per k instead of 16 + 128. The transposed stores of A get the
+//  same care: rows of As are padded to 132 floats, which puts the two halves of a warp's
+//  stores in different banks and keeps every row 16-byte aligned.
+//  Two stages. So far each slice is: load from global memory, store to shared memory,
+//  __syncthreads(), multiply, __syncthreads(); while the loads are on their way nothing of the
+//  block computes. With two copies of As and Bs, each thread starts its loads of slice s + 1
+//  into registers, multiplies slice s from one stage (the loads arrive meanwhile), then writes
+//  slice s + 1 into the other stage: one __syncthreads() per slice, and the global memory
+//  latency hidden behind 512 FMAs.
+//  Measured apart: warp tiles alone (one stage, two barriers per slice) 36.6 TFLOP/s, 71.1%;
+//  with two stages 37.5, 72.5%. After rung 4 these are the last few percent: the gap to cuBLAS
+//  that remains is in the finer art (larger tiles per warp, double-buffered registers,
+//  instruction scheduling tuned in SASS).
+//
+//  EDGES: LAB 5'S BOUNDS, A FLOAT4 AT A TIME
+//  -----------------------------------------
+//  Any M, N, K: the grid is rounded up to whole 128 x 128 tiles of C and the loop to whole
+//  slices of 8, and every load outside A or B gives 0 (adding nothing), every store outside
+//  C is skipped, exactly as in lab 5. With float4 (K, N, k0 and the offsets multiples of 4) a
+//  group of four is wholly inside or wholly outside, so one test per float4 does. The tests
+//  cost a couple of instructions per 512 FMAs: there is no separate fast path for inner tiles.
+//
+//  THE TASK
+//  --------
+//  Fill in the five helpers below (the TODOs): patch_origin (where a thread's patch lies),
+//  load_slice (global memory to registers, both versions), store_slice (registers to shared
+//  memory, A transposed), multiply_slice (the 8 x 8 outer products) and store_patch (to C,
+//  both versions). The kernel's main loop (two stages, one barrier per slice) and the host
+//  function are written for you. Keep the block mapping: blockIdx.x across C's columns,
+//  blockIdx.y down its rows, a 128 x 128 tile per block (lab9.h; the harness names the block
+//  that owns a wrong element by it). Inside the block the layout is yours.
+//  You can climb in steps: first rung 4's layout (kFragStepM = kFragStepN = 4, patch_origin
+//  at ((t / 16) * 8, (t % 16) * 8)), then the warp tile; time each with make lab9 and watch
+//  the figure move.
+//
+//  HOW FAST?
+//  ---------
+//  The reference solution reaches 72.5% of cuBLAS at 4096^3 on the H100 (37.5 TFLOP/s against
+//  cuBLAS's 51.7), 4.2 times lab 5's kernel. The timed runs check their own answers too.
+//  On small or thin products (the checks' sizes) it is far from that: 1000 x 1000 is 8 x 8 =
+//  64 blocks, for 132 SMs that could each run two. cuBLAS picks other tiles for those shapes.
+//
+//  RUN IT
+//  ------
+//      make lab9                            build and check your kernel, then time it
+//      make lab9 ARGS="--only odd_small"
+//      make lab9 ARGS="--size 100x70x33"    any size of your own, MxNxK
+//      make lab9 ARGS="--seed 42"           replay a run with the same inputs
+//      make lab9 CHECK=memcheck             run under compute-sanitizer (CHECK=asan on the CPU)
+//
+//  WHAT THE CHECKS MEAN
+//  --------------------
+//  The same checks as lab 5's, with the same reference and tolerance: A and B random in
+//  [-1, 1), C poisoned with NaN, NaN guards past the end of all three, every element of C
+//  compared with a double-precision CPU product within the rounding bound of a K-term dot
+//  product, g (|A[i][0]| |B[0][j]| + ... + |A[i][K-1]| |B[K-1][j]|), g = (K+1) u / (1 - (K+1) u),
+//  u = 2^-24: any order of additions, FMA or not, stays inside; a missing or extra term does
+//  not. The sizes aim at a fast kernel's edges: 1 x 1 x 1, 17 x 33 x 65 (odd, smaller than a
+//  tile), K = 3 (less than a slice), one block tile, 129^3, K = 130 and N = 254 (rows not
+//  16-byte aligned: the float4 path must not run there), a single row, a single column, tall
+//  and skinny, 1000^3, whole tiles, and large ones (the timed size among them, checked on 24
+//  sampled rows of C). The CPU backend leaves the large ones out. A failure names the block
+//  that owns each wrong element and what it sees: never written, NaN (a load past the end of
+//  A or B), the last partial slice of k left out, a store past the end of C, and for CUDA's
+//  "misaligned address" which sizes make a float4 misaligned.
+//  The timing (once every check passes) reports TFLOP/s at 4096^3 as a fraction of cuBLAS
+//  measured in the same run, beside one CPU core, rungs 0 to 4 and cuBLAS. Speed points in a
+//  graded run start at rung 1, lab 5's kernel: they are for the climb above it.
+//
+//  GOING FURTHER
+//  -------------
+//  * BK = 16: half as many barriers and loop trips per FMA, twice the shared memory and the
+//    registers in flight (two float4 of A and of B per thread). Measured on the H100 with the
+//    rest of the reference unchanged: 38.4 TFLOP/s, 74.2% of cuBLAS (72.5% with BK = 8).
+//  * Look at what the compiler made of it: cuobjdump -sass build/cuda/labs/lab9.o, and count
+//    LDS.128, LDG.E.128 and FFMA in the loop; then ncu --section MemoryWorkloadAnalysis_Tables
+//    shows the shared-memory bank conflicts of rung 4 against yours.
+//  * Thin shapes (tall_skinny, M = 4001, N = 16) use one column of blocks: split K across
+//    blocks and add the partial products (split-K), or pick smaller tiles when M N is small.
+//  * Block order: at 4096^3 the grid is 32 x 32 blocks, about 264 of them resident at once.
+//    Launching them in groups of a few block rows at a time (a "swizzle") keeps the A and B
+//    tiles that neighbours share in L2.
+//  * Tensor cores: with TF32 (10-bit mantissa) the H100 multiplies several times faster
+//    (WMMA or mma.sync). That is another lab; cuBLAS with CUBLAS_TF32_TENSOR_OP_MATH shows
+//    how much faster, and the tolerance above shows why it is not FP32.
+// =============================================================================================
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cudalab/lab9.h"
+
+using lab9::kBlockK;
+using lab9::kBlockM;
+using lab9::kBlockN;
+using lab9::kThreadM;
+using lab9::kThreads;
+using lab9::kThreadN;
+
+// The warp tile (rung 5): the block's 8 warps as 4 x 2, each a 32 x 64 piece of the block
+// tile; a warp's 32 lanes as 4 x 8, each owning four 4 x 4 fragments of C, 16 rows and 32
+// columns apart. So lane (lr, lc) of warp (wr, wc) owns rows  wr*32 + lr*4 + {0..3, 16..19}
+// and columns  wc*64 + lc*4 + {0..3, 32..35}  of the block tile.
+// (Rung 4's layout instead: kFragStepM = kFragStepN = 4, and patch_origin below gives thread t
+// the patch at ((t / 16) * 8, (t % 16) * 8).)
+constexpr int kWarpM = 32, kWarpN = 64;
+constexpr int kWarpsAcross = kBlockN / kWarpN;   // 2
+constexpr int kLanesAcross = 8;                  // lanes along a warp tile's row
+constexpr int kFragStepM = kWarpM / 2;           // 16: rows between a thread's two fragment rows
+constexpr int kFragStepN = kWarpN / 2;           // 32: columns between its two fragment columns
+static_assert(kThreadM == 8 && kThreadN == 8, "two 4 x 4 fragments each way");
+static_assert(kWarpsAcross * kWarpN == kBlockN, "the warp tiles cover the block tile's width");
+static_assert(kFragStepM % 4 == 0 && kFragStepN % 4 == 0, "a fragment starts on a float4 of shared memory");
+static_assert((kBlockM / kWarpM) * (kBlockN / kWarpN) * 32 == kThreads, "one warp per warp tile");
+static_assert((kWarpM / 8) * kLanesAcross == 32, "a warp's lanes cover its tile");
+// One slice of k is kBlockM x kBlockK of A and kBlockK x kBlockN of B: one float4 of each per thread.
+static_assert(kBlockM * kBlockK == 4 * kThreads && kBlockK * kBlockN == 4 * kThreads, "one float4 each");
+
+// As is stored transposed, As[k][m], so that a thread's A values for one k are contiguous (one
+// float4 read per fragment). Rows of kBlockM + 4 floats: the 4 extra put the two halves of a
+// warp's transposed stores in different banks, and keep every row 16-byte aligned.
+constexpr int kAsRow = kBlockM + 4;
+
+// Where this thread's first fragment lies in the block tile: row and col relative to the
+// block tile's top-left corner.
+__device__ __forceinline__ void patch_origin(int& row, int& col) {
+  // TODO 1: warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  //           row = (warp / kWarpsAcross) * kWarpM + (lane / kLanesAcross) * 4
+  //           col = (warp % kWarpsAcross) * kWarpN + (lane % kLanesAcross) * 4
+  row = 0;
+  col = 0;
+}
+
+// Global memory -> registers: this thread's share of the slice of k starting at k0: 4 values of
+// A and 4 of B, 0 where outside the matrices. With t = threadIdx.x:
+//   a[i] = A[row0 + t / 2][k0 + (t % 2) * 4 + i]      (a row of A, 4 consecutive k)
+//   b[i] = B[k0 + t / 32][col0 + (t % 32) * 4 + i]    (a row of B, 4 consecutive columns)
+// 256 threads x 4 = the 128 x 8 slice of A and the 8 x 128 slice of B.
+template <bool kAligned>
+__device__ __forceinline__ void load_slice(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                           int K, int row0, int col0, int k0, float (&a)[4], float (&b)[4]) {
+  // TODO 2: kAligned == false: four scalar loads each, every one tested (row < M and k < K for
+  //         A, k < K and col < N for B), 0 when outside.
+  //         kAligned == true (K and N multiples of 4, pointers 16-byte aligned): each group of 4
+  //         is one float4,  *reinterpret_cast<const float4*>(A + size_t(row) * K + k), wholly
+  //         inside or wholly outside: one test per float4 (row < M && k < K), else all 0.
+}
+
+// Registers -> shared memory: A transposed, As[(t % 2) * 4 + i][t / 2] = a[i]; B as it is, the
+// 4 values at Bs[t / 32][(t % 32) * 4 ...] (one float4 store).
+__device__ __forceinline__ void store_slice(float (*As)[kAsRow], float (*Bs)[kBlockN], const float (&a)[4],
+                                            const float (&b)[4]) {
+  // TODO 3: the four stores of a[] into a column of As, and one float4 store of b[] into Bs.
+}
+
+// One slice: for each of its kBlockK values of k, this thread's 8 values of A (a column of
+// As) and 8 of B (a row of Bs) in registers, and their 64 products added to the 8 x 8 patch.
+// (prow, pcol): the first fragment's corner, from patch_origin.
+__device__ __forceinline__ void multiply_slice(const float (*As)[kAsRow], const float (*Bs)[kBlockN], int prow,
+                                               int pcol, float (&acc)[kThreadM][kThreadN]) {
+  // TODO 4: for k = 0 .. kBlockK-1 (#pragma unroll):
+  //           four float4 reads: As[k][prow], As[k][prow + kFragStepM], Bs[k][pcol], Bs[k][pcol + kFragStepN]
+  //           a[8] = the 8 values of A, b[8] = the 8 of B
+  //           acc[i][j] = fmaf(a[i], b[j], acc[i][j]) for i, j < 8 (#pragma unroll both)
+}
+
+// The 8 x 8 patch -> C, element (i, j) at row  row + (i / 4) * kFragStepM + i % 4,  column
+// col + (j / 4) * kFragStepN + j % 4  (row, col: the first fragment's corner in C).
+template <bool kAligned>
+__device__ __forceinline__ void store_patch(float* __restrict__ C, int M, int N, int row, int col,
+                                            const float (&acc)[kThreadM][kThreadN]) {
+  // TODO 5: each store tested: row < M and col < N. kAligned: each group of 4 columns is one
+  //         float4 store, wholly inside or outside (one test); otherwise one float at a time.
+}
+
+// Block (blockIdx.x, blockIdx.y) computes the kBlockM x kBlockN tile of C whose top-left
+// element is (blockIdx.y * kBlockM, blockIdx.x * kBlockN); its 256 threads an 8 x 8 patch each.
+// Two stages of shared memory (rung 5): while the block multiplies slice s from one, each
+// thread's loads of slice s + 1 are on their way from global memory into registers, and go to
+// the other stage afterwards. One __syncthreads() per slice. (Written for you: the TODOs are
+// the helpers above.)
+template <bool kAligned>
+__global__ void __launch_bounds__(kThreads, 2)
+    sgemm_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
+  __align__(16) __shared__ float As[2][kBlockK][kAsRow];
+  __align__(16) __shared__ float Bs[2][kBlockK][kBlockN];
+  const int row0 = blockIdx.y * kBlockM, col0 = blockIdx.x * kBlockN;
+  int prow = 0, pcol = 0;
+  patch_origin(prow, pcol);
+
+  float acc[kThreadM][kThreadN];
+#pragma unroll
+  for (int i = 0; i < kThreadM; ++i)
+#pragma unroll
+    for (int j = 0; j < kThreadN; ++j) acc[i][j] = 0.0f;
+
+  float a[4] = {}, b[4] = {};
+  load_slice<kAligned>(A, B, M, N, K, row0, col0, 0, a, b);
+  store_slice(As[0], Bs[0], a, b);
+  __syncthreads();
+  const int slices = (K + kBlockK - 1) / kBlockK;  // the last one may be partial: its loads give 0
+  for (int s = 0; s < slices; ++s) {
+    const int stage = s % 2;
+    const bool more = s + 1 < slices;
+    if (more) load_slice<kAligned>(A, B, M, N, K, row0, col0, (s + 1) * kBlockK, a, b);  // in flight...
+    multiply_slice(As[stage], Bs[stage], prow, pcol, acc);                              // ...during this
+    if (more) store_slice(As[1 - stage], Bs[1 - stage], a, b);
+    // Slice s + 1 is complete in the other stage before anyone reads it, and everyone is done
+    // with stage `stage` before the next pass writes into it.
+    __syncthreads();
+  }
+  store_patch<kAligned>(C, M, N, row0 + prow, col0 + pcol, acc);
+}
+
+static bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+void lab9::sgemm(const float* d_A, const float* d_B, float* d_C, int M, int N, int K) {
+  const dim3 block(kThreads);
+  const dim3 grid((N + kBlockN - 1) / kBlockN, (M + kBlockM - 1) / kBlockM);  // tiles of C, rounded up
+  // float4 loads and stores need 16-byte aligned addresses: row r of A starts at A + r K and
+  // row k of B at B + k N, so K and N must be multiples of 4 (and the pointers aligned).
+  if (K % 4 == 0 && N % 4 == 0 && aligned16(d_A) && aligned16(d_B) && aligned16(d_C)) {
+    sgemm_kernel<true><<<grid, block>>>(d_A, d_B, d_C, M, N, K);
+    CUDALAB_CHECK_LAUNCH("sgemm_kernel<true>");
+  } else {
+    sgemm_kernel<false><<<grid, block>>>(d_A, d_B, d_C, M, N, K);
+    CUDALAB_CHECK_LAUNCH("sgemm_kernel<false>");
+  }
+}
