@@ -115,6 +115,7 @@ size_t LabCall::output(const std::string& name, wire::ElemType type, size_t coun
 static std::unique_ptr<SharedMemory> send_request(LabCall& call, const std::vector<std::vector<uint8_t>>& data,
                                                   wire::MessageType type, RunnerProcess& rp) {
   wire::CallRequest& q = call.request();
+  q.schedule = runner_config().schedule;
   uint64_t offset = 0;
   for (auto& b : q.buffers) {
     b.slot_offset = offset;

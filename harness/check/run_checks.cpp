@@ -290,7 +290,7 @@ int run_lab(int argc, char** argv) {
   runner_cfg.program = opt.runner.empty() ? default_runner_path(argv[0]) : opt.runner;
   runner_cfg.wrap = opt.runner_wrap;
   runner_cfg.timeout_seconds = opt.check_timeout;
-  if (!opt.schedule.empty()) runner_cfg.extra_env.push_back("CUDALAB_SCHEDULE=" + opt.schedule);
+  runner_cfg.schedule = opt.schedule;  // travels in each request: nothing in the runner's environment decides it
   if (!opt.sanitizer_log.empty()) {
     ::mkdir(opt.sanitizer_log.c_str(), 0700);
     take_sanitizer_reports(opt.sanitizer_log);  // an earlier run's, if any

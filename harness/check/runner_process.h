@@ -17,6 +17,7 @@ struct RunnerConfig {
   std::vector<std::string> wrap;      // command words before it
   std::vector<std::string> extra_env; // NAME=value added to the runner's environment
   double timeout_seconds = 0;         // per request (0: none)
+  std::string schedule;               // CPU backend: sent with every request (protocol.h); "" in-order
 };
 
 class RunnerProcess {

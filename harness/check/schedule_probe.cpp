@@ -11,9 +11,7 @@ namespace cudalab {
 
 bool schedule_probe_applies(const CheckCase& c) {
 #ifdef CUDALAB_BACKEND_CPU
-  const auto& env = runner_config().extra_env;
-  const bool user_schedule =
-      std::any_of(env.begin(), env.end(), [](const std::string& e) { return e.rfind("CUDALAB_SCHEDULE=", 0) == 0; });
+  const bool user_schedule = !runner_config().schedule.empty();
   return !user_schedule && !c.large && c.shape.elements() <= (size_t(1) << 22);
 #else
   (void)c;
@@ -25,7 +23,7 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
   if (r.status != Status::Pass && r.status != Status::Fail) return;  // errors speak for themselves
   const RunnerConfig in_order = runner_config();
   RunnerConfig reversed = in_order;
-  reversed.extra_env.push_back("CUDALAB_SCHEDULE=reverse");
+  reversed.schedule = "reverse";  // in every request to a runner of its own (a runner keeps its first schedule)
   runner_discard();
   runner_configure(reversed, suite.number);
   CheckResult other;

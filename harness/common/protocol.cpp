@@ -145,6 +145,7 @@ void encode(Writer& w, const CallRequest& q) {
   w.u64(q.shm_bytes);
   w.u8(q.sync_after_launch);
   w.u8(q.flush_l2);
+  w.str(q.schedule);
 }
 
 CallRequest decode_request(Reader& r) {
@@ -177,6 +178,7 @@ CallRequest decode_request(Reader& r) {
   q.shm_bytes = r.u64();
   q.sync_after_launch = r.u8() != 0;
   q.flush_l2 = r.u8() != 0;
+  q.schedule = r.str(64);
   r.done();
   // Every slot must lie inside the shared memory: checked here, once, for the runner.
   for (const auto& b : q.buffers)

@@ -93,6 +93,10 @@ struct CallRequest {
   uint64_t shm_bytes = 0;          // size of the shared memory sent with the call
   bool sync_after_launch = true;   // CUDALAB_CHECK_LAUNCH waits for each kernel (checks)
   bool flush_l2 = false;           // timed repetitions: evict the L2 before the call
+  // CPU backend: the order threads and blocks run in ("in-order", "reverse", "random:SEED"; ""
+  // is in-order). The runner sets it before the lab's code runs, and a runner keeps its first
+  // request's: the checker starts another runner for another schedule.
+  std::string schedule;
 };
 
 struct Launch {

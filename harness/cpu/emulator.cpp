@@ -14,8 +14,10 @@
 // The scheduler knows what every thread is waiting for, so when nothing can run it can say
 // why (threads at different barriers, a warp operation some lanes never reach) instead of
 // hanging.
+#include "control.h"
 #include "emulator.h"
 
+#include <setjmp.h>
 #include <ucontext.h>
 
 #include <signal.h>
@@ -32,6 +34,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <tuple>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -156,8 +159,22 @@ struct Launch {
 };
 
 enum class Schedule { InOrder, Reverse, Random };
-Schedule g_schedule = Schedule::InOrder;
-uint64_t g_schedule_seed = 0;
+// The schedule sits alone on a page that is read-only except inside set_schedule and
+// seal_schedule: lab code in the same process that walks memory from its own variables to the
+// emulator's faults instead of turning the race probe off.
+struct alignas(4096) ScheduleState {
+  Schedule mode = Schedule::InOrder;
+  uint64_t seed = 0;
+  bool sealed = false;
+};
+ScheduleState g_schedule_state;
+static_assert(sizeof(ScheduleState) == 4096);
+void protect_schedule(bool writable) {
+  mprotect(&g_schedule_state, sizeof g_schedule_state, writable ? PROT_READ | PROT_WRITE : PROT_READ);
+}
+// What the scheduler reads.
+const Schedule& g_schedule = g_schedule_state.mode;
+const uint64_t& g_schedule_seed = g_schedule_state.seed;
 std::atomic<uint64_t> g_schedule_launches{0};  // launches since the schedule was set: seeds replay
 
 size_t stack_bytes() {
@@ -460,6 +477,15 @@ Fiber* take_runner(Worker& w) {
 
 // ---- Failures and warnings ------------------------------------------------------------------
 
+std::string g_last_failure;  // the last launch failure's full text (control::last_failure)
+control::LaunchObserver g_launch_observer = nullptr;
+// A fault of the lab's host code on device memory: where run_host_code resumes (on the thread
+// that runs it) and what happened. Written by the fault handler: fixed storage.
+#if !defined(CUDALAB_CPU_ASAN) && !defined(CUDALAB_CPU_TSAN)
+thread_local sigjmp_buf* t_host_recovery = nullptr;
+char g_host_fault[1024];
+#endif
+
 // The emulator's own bookkeeping, run on a CUDA thread's fiber, is not the lab's memory traffic:
 // ThreadSanitizer must not see its allocations and copies.
 struct RuntimeOnly {
@@ -472,7 +498,10 @@ struct RuntimeOnly {
 };
 
 std::mutex g_report_mutex;
-std::set<std::pair<const char*, int>> g_warned;
+// Said once per kind of note and site, so that one kind of note at a line (which lab code can
+// provoke on purpose) never silences another there.
+enum NoteKind { kBarrierNote, kLockstepNote };
+std::set<std::tuple<int, const char*, int>> g_warned;
 bool g_quiet_notes = false;  // the kernel runner forwards notes to the report instead
 
 void fail_launch(Launch& L, cudaError_t code, const std::string& text) {
@@ -485,10 +514,10 @@ void fail_launch(Launch& L, cudaError_t code, const std::string& text) {
 
 std::vector<std::string> g_notes;  // what warn_once said since the last take_notes()
 
-void warn_once(const char* file, int line, const std::string& text) {
+void warn_once(NoteKind kind, const char* file, int line, const std::string& text) {
   RuntimeOnly quiet;
   std::lock_guard<std::mutex> lock(g_report_mutex);
-  if (!g_warned.insert({file, line}).second) return;
+  if (!g_warned.insert({int(kind), file, line}).second) return;
   g_notes.push_back(text);
   if (!g_quiet_notes) std::fprintf(stderr, "%s\n", text.c_str());
 }
@@ -539,7 +568,7 @@ void note_partial_barrier(Worker& w, const char* file, int line) {
            "requires every thread of the block to reach it. Put the work in `if (i < n) { ... }` instead of "
            "returning early, and keep the __syncthreads() outside it.";
   }
-  warn_once(file, line, text);
+  warn_once(kBarrierNote, file, line, text);
 }
 
 // Every live thread is at a __syncthreads(). Release them, or explain why it is wrong.
@@ -875,6 +904,16 @@ void run_on_pool(Launch& L) {
 // ---- Faults -----------------------------------------------------------------------------
 
 #if !defined(CUDALAB_CPU_ASAN) && !defined(CUDALAB_CPU_TSAN)
+// "read" or "wrote to", from the page fault's error code (bit 1: a write).
+const char* access_verb(void* uc) {
+#if defined(__x86_64__) && defined(REG_ERR)
+  return (static_cast<ucontext_t*>(uc)->uc_mcontext.gregs[REG_ERR] & 2) ? "wrote to" : "read";
+#else
+  (void)uc;
+  return "touched";
+#endif
+}
+
 // A segmentation fault inside a kernel: say which kernel, block and thread, and stop the way a
 // GPU reports an illegal address (the process cannot go on safely).
 void on_fault(int sig, siginfo_t* info, void* uc) {
@@ -884,6 +923,14 @@ void on_fault(int sig, siginfo_t* info, void* uc) {
     Fiber* f = w->current;
     char* addr = static_cast<char*>(info->si_addr);
     bool overflow = addr >= f->region && addr < f->region + kPage;
+    // Device memory closed to the lab's host code opens at a kernel's first touch: then the
+    // access runs again. (-1: the allocations' lock is taken for a moment; try again.)
+    thread_local unsigned busy = 0;
+    if (!overflow) {
+      const int opened = detail::open_for_kernel(addr);
+      if (opened > 0 || (opened < 0 && ++busy < 100000000)) return;
+    }
+    busy = 0;
     const Launch& L = *w->launch;
     int tid = f->tid;
     if (overflow)
@@ -893,12 +940,8 @@ void on_fault(int sig, siginfo_t* info, void* uc) {
                     kernel_text(L).c_str(), thread_text(L.block, tid).c_str(), block_text(blockIdx, L.grid).c_str(),
                     stack_bytes() / 1024);
     else {
-      const char* verb = "touched";
-#if defined(__x86_64__) && defined(REG_ERR)
-      // The page-fault error code says whether the access was a write (bit 1).
-      verb = (static_cast<ucontext_t*>(uc)->uc_mcontext.gregs[REG_ERR] & 2) ? "wrote to" : "read";
-#endif
-      char place[160];
+      const char* verb = access_verb(uc);
+      char place[400];
       if (detail::describe_device_address(addr, place, sizeof place))
         std::snprintf(buf, sizeof buf,
                       "cudalab: %s: thread %s of %s %s memory %s: an illegal address "
@@ -926,6 +969,22 @@ void on_fault(int sig, siginfo_t* info, void* uc) {
     ssize_t r = write(2, buf, std::strlen(buf));
     (void)r;
     _exit(3);
+  }
+  // Host code (no kernel runs on this thread) touched device memory, which is closed to it
+  // while the lab's host code runs: on a GPU the process would die of this segmentation fault.
+  // Say what it touched; inside run_host_code the call is abandoned and fails with this text.
+  char place[400];
+  if (detail::describe_host_access(info->si_addr, place, sizeof place)) {
+    std::snprintf(g_host_fault, sizeof g_host_fault,
+                  "your host code %s device memory (%s): a device pointer cannot be dereferenced on the host (on "
+                  "a GPU this is a segmentation fault that ends the program). Only kernels may read or write "
+                  "device memory: do the work in a kernel",
+                  access_verb(uc), place);
+    if (t_host_recovery) siglongjmp(*t_host_recovery, 1);
+    ssize_t r = write(2, "cudalab: ", 9);
+    r = write(2, g_host_fault, std::strlen(g_host_fault));
+    r = write(2, "\n", 1);
+    (void)r;
   }
   signal(sig, SIG_DFL);
   raise(sig);
@@ -959,12 +1018,25 @@ void ensure_altstack() {
 void ensure_altstack() {}
 #endif
 
+bool parse_schedule(const char* spec, Schedule& mode, uint64_t& seed) {
+  std::string s = spec ? spec : "";
+  seed = 0;
+  if (s == "in-order" || s == "inorder" || s == "default" || s.empty()) mode = Schedule::InOrder;
+  else if (s == "reverse") mode = Schedule::Reverse;
+  else if (s.rfind("random", 0) == 0) {
+    mode = Schedule::Random;
+    seed = s.size() > 7 && s[6] == ':' ? std::strtoull(s.c_str() + 7, nullptr, 10) : 1;
+  } else return false;
+  return true;
+}
+
 struct Init {
   Init() {
     if (const char* s = std::getenv("CUDALAB_SCHEDULE"); s && *s) {
-      if (!set_schedule(s))
+      if (!control::set_schedule(s))
         std::fprintf(stderr, "cudalab: CUDALAB_SCHEDULE=%s is not a schedule (in-order, reverse, random:SEED); using in-order\n", s);
     }
+    protect_schedule(false);
 #if !defined(CUDALAB_CPU_ASAN) && !defined(CUDALAB_CPU_TSAN)
     static FaultHandler handler;
 #endif
@@ -973,18 +1045,35 @@ struct Init {
 
 }  // namespace
 
-// ---- Public interface -------------------------------------------------------------------
+// ---- The runner's controls (control.h) ------------------------------------------------------
+
+namespace control {
 
 bool set_schedule(const char* spec) {
-  std::string s = spec ? spec : "";
-  if (s == "in-order" || s == "inorder" || s == "default" || s.empty()) g_schedule = Schedule::InOrder;
-  else if (s == "reverse") g_schedule = Schedule::Reverse;
-  else if (s.rfind("random", 0) == 0) {
-    g_schedule = Schedule::Random;
-    g_schedule_seed = s.size() > 7 && s[6] == ':' ? std::strtoull(s.c_str() + 7, nullptr, 10) : 1;
-  } else return false;
+  Schedule mode;
+  uint64_t seed;
+  if (g_schedule_state.sealed || !parse_schedule(spec, mode, seed)) return false;
+  protect_schedule(true);
+  g_schedule_state.mode = mode;
+  g_schedule_state.seed = seed;
+  protect_schedule(false);
   g_schedule_launches = 0;
   return true;
+}
+
+void seal_schedule() {
+  if (g_schedule_state.sealed) return;
+  protect_schedule(true);
+  g_schedule_state.sealed = true;
+  protect_schedule(false);
+}
+
+bool schedule_sealed() { return g_schedule_state.sealed; }
+
+bool schedule_is(const char* spec) {
+  Schedule mode;
+  uint64_t seed;
+  return parse_schedule(spec, mode, seed) && mode == g_schedule && (mode != Schedule::Random || seed == g_schedule_seed);
 }
 
 const char* schedule_name() {
@@ -1001,7 +1090,6 @@ int worker_count() { return configured_workers(); }
 // needs, so the count can change between launches.
 void set_worker_count(int n) { g_workers = n > 0 ? std::clamp(n, 1, 256) : 0; }
 
-static std::string g_last_failure;
 const char* last_failure() { return g_last_failure.c_str(); }
 
 std::vector<std::string> take_notes(bool quiet_from_now) {
@@ -1012,12 +1100,35 @@ std::vector<std::string> take_notes(bool quiet_from_now) {
   return out;
 }
 
-static LaunchObserver g_launch_observer = nullptr;
 void set_launch_observer(LaunchObserver observer) { g_launch_observer = observer; }
+
+std::string run_host_code(void (*fn)(void*), void* arg) {
+#if defined(CUDALAB_CPU_ASAN) || defined(CUDALAB_CPU_TSAN)
+  fn(arg);  // no guard pages (the sanitizers own the memory and the faults)
+  return "";
+#else
+  // Device memory closes now and opens again however this returns (below, or by an exception).
+  struct Closed {
+    Closed() { detail::close_device_memory(true); }
+    ~Closed() {
+      t_host_recovery = nullptr;
+      detail::close_device_memory(false);
+    }
+  } closed;
+  sigjmp_buf recovery;
+  if (sigsetjmp(recovery, 1) != 0) return g_host_fault;  // on_fault came back here
+  g_host_fault[0] = '\0';
+  t_host_recovery = &recovery;
+  fn(arg);
+  return "";
+#endif
+}
+
+}  // namespace control
 
 cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t smem, cudaStream_t, KernelBody body) {
   if (t_worker && t_worker->current) {
-    unsupported("dynamic parallelism (launching a kernel from inside a kernel)", site.file, site.line);
+    detail::unsupported("dynamic parallelism (launching a kernel from inside a kernel)", site.file, site.line);
   }
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
   uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
@@ -1048,8 +1159,15 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
   // Host code's own threadIdx etc. are untouched by the kernel: save and restore them.
   uint3 saved_t = threadIdx, saved_b = blockIdx;
   dim3 saved_bd = blockDim, saved_gd = gridDim;
+  detail::kernels_begin();  // device memory, closed to the lab's host code, is the kernel's
   run_on_pool(L);
+  const std::string slack = detail::kernels_end();
   threadIdx = saved_t, blockIdx = saved_b, blockDim = saved_bd, gridDim = saved_gd;
+  if (!slack.empty())
+    fail_launch(L, cudaErrorIllegalAddress,
+                "cudalab: " + kernel_text(L) + " wrote to memory " + slack +
+                    ": an illegal address (cudaErrorIllegalAddress on a GPU). Check the index against the array's "
+                    "size; rebuild with CHECK=asan to see the exact line.");
   if (L.failed) {
     std::lock_guard<std::mutex> lock(L.m);  // written by whichever thread found it
     g_last_failure = L.failure;
@@ -1248,7 +1366,7 @@ void warp_turn(const volatile void* addr, bool write, const char* file, int line
   L.lockstep_noted = true;
   const char* at_file = file ? file : L.site.file;
   int at_line = file ? line : L.site.line;
-  warn_once(at_file, at_line,
+  warn_once(kLockstepNote, at_file, at_line,
             "cudalab: note: warp-synchronous code: in " + kernel_text(L) + ", lane " + std::to_string(tid & 31) +
                 " of warp " + std::to_string(warp) + " of " + block_text(blockIdx, L.grid) + " read a value lane " +
                 std::to_string(it->second.tid & 31) + " wrote through the volatile pointer made at " +
@@ -1258,7 +1376,7 @@ void warp_turn(const volatile void* addr, bool write, const char* file, int line
                 "__syncwarp() between the steps: `v += s[t + 16]; __syncwarp(); s[t] = v; __syncwarp();`.");
 }
 
-void unsupported(const char* feature, const char* file, int line) {
+void detail::unsupported(const char* feature, const char* file, int line) {
   std::fprintf(stderr, "cudalab: %s: the CPU backend cannot run %s. Run this lab on a GPU (BACKEND=cuda).\n",
                where(file, line).c_str(), feature);
   std::exit(2);

@@ -13,4 +13,24 @@ void set_pending_error(cudaError_t e, const std::string& text);
 // ("12 bytes past the end of a 4000-byte cudaMalloc allocation") and returns true. For the
 // fault handler: it never blocks.
 bool describe_device_address(const void* addr, char* text, size_t size);
+// If addr lies in a device allocation or its guard regions, writes what it is ("the input
+// array (...): byte 8 of its 4000", "12 bytes past the end of a 32-byte cudaMalloc allocation
+// of yours") and returns true. For the fault handler, on a fault in host code: never blocks.
+bool describe_host_access(const void* addr, char* text, size_t size);
+
+// Device memory as host code sees it. While closed (the lab's host code runs: run_host_code),
+// every device allocation is PROT_NONE except while a kernel that touched it runs
+// (kernels_begin, open_for_kernel, kernels_end) or the runtime's own copy or fill touches it.
+void close_device_memory(bool closed);
+bool device_memory_closed();
+void kernels_begin();
+// For the fault handler, on a fault inside a kernel at addr: 1 if addr lies in the pages of an
+// allocation closed to host code, which is now open until the launch ends (retry the access);
+// -1 if that cannot be told now (retry); 0 if not (an illegal address). Never blocks.
+int open_for_kernel(const void* addr);
+// Ends a launch's access. Returns "" or where a kernel wrote into the unmapped-but-inaccessible
+// slack around one of the lab's own allocations ("4 bytes past the end of a 20-byte cudaMalloc
+// allocation of yours"), which it then poisons again.
+std::string kernels_end();
+[[noreturn]] void unsupported(const char* feature, const char* file, int line);
 }  // namespace cudalab_cpu::detail

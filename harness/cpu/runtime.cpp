@@ -7,10 +7,15 @@
 // AddressSanitizer and ThreadSanitizer it is plain aligned heap memory (ASan's redzones catch
 // overruns exactly; the sanitizers own the fault handling). Kernels run synchronously at
 // launch, so events are wall-clock timers and streams run in order.
+//
+// Device memory is not host memory on a GPU: while the lab's host code runs (control.h:
+// run_host_code) every allocation is PROT_NONE, opened only while a kernel runs or a copy or
+// fill of the runtime's own touches it, so host code that reads d_in faults as it would there.
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -18,12 +23,10 @@
 #include <string>
 #include <thread>
 
+#include "control.h"
 #include "emulator.h"
 
 namespace {
-
-std::mutex g_mutex;
-std::map<const char*, size_t> g_allocations;  // device allocations: start -> bytes
 
 #if defined(CUDALAB_CPU_ASAN) || defined(CUDALAB_CPU_TSAN)
 const bool kGuardPages = false;
@@ -31,25 +34,78 @@ const bool kGuardPages = false;
 const bool kGuardPages = true;
 #endif
 const size_t kPage = 4096;
+const unsigned char kSlackPoison = 0xFF;  // a NaN as float, 0xFFFFFFFF as an integer
+
+// One device allocation. With guard pages it is a mapping of its own: `lead` bytes of
+// reserved, inaccessible address space, the data's pages, then at least as much inaccessible
+// space again. The harness's buffers (and anything allocated outside the lab's host code)
+// start at their first page, as they always did: the harness's guard words follow the data.
+// The lab's own allocations (made while its host code runs) end at the last byte of their last
+// page (start 16-byte aligned), so one element past the end is an inaccessible page; the few
+// bytes of the page around them (the slack) hold kSlackPoison, and a kernel that writes there
+// fails its launch like one that faults.
+struct Allocation {
+  size_t bytes = 0;           // what cudaMalloc was asked for
+  char* region = nullptr;     // the whole mapping; nullptr: heap memory (sanitizer builds)
+  size_t region_bytes = 0;
+  char* pages = nullptr;      // the data's pages
+  size_t page_bytes = 0;
+  bool labs_own = false;      // made while the lab's host code ran: right-aligned, slack poisoned
+  bool host_visible = false;  // cudaMallocManaged: never closed
+  bool open = true;           // its pages are readable and writable now
+  int in_use = 0;             // the runtime's own copies and fills touching it now
+  bool kernel_touched = false;  // opened for the running launch, on its kernel's first touch
+  std::string name;           // the runner's name for it; "" for the lab's own
+};
+
+std::mutex g_mutex;
+std::map<const char*, Allocation> g_allocations;  // device allocations, by start
+bool g_closed = false;      // the lab's host code runs: device memory is closed to it
+int g_kernels = 0;          // launches running: their kernels may open what they touch
+std::atomic<unsigned long long> g_protection_changes{0};
+
+size_t lead_guard() { return 1 << 20; }
+size_t round_to_pages(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
 // Guard regions are reserved address space, never memory: an index off by a whole array
 // (in[i + n]) or a stray negative one lands in them. 1 MB before, and after at least 1 MB or the
-// allocation's own size. (The harness's guard words past an array's elements are part of the
-// allocation, so small overruns stay visible to it as wrong guard values.)
-size_t lead_guard() { return 1 << 20; }
-size_t trail_guard(size_t bytes) { return std::max<size_t>(1 << 20, (bytes + kPage - 1) / kPage * kPage); }
-size_t mapped_bytes(size_t bytes) { return lead_guard() + (bytes + kPage - 1) / kPage * kPage + trail_guard(bytes); }
+// allocation's own size.
+size_t trail_guard(size_t bytes) { return std::max<size_t>(1 << 20, round_to_pages(bytes)); }
 
-void* map_with_guards(size_t bytes) {
-  void* region = mmap(nullptr, mapped_bytes(bytes), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (region == MAP_FAILED) return nullptr;
-  char* data = static_cast<char*>(region) + lead_guard();
-  if (mprotect(data, (bytes + kPage - 1) / kPage * kPage, PROT_READ | PROT_WRITE) != 0) {
-    munmap(region, mapped_bytes(bytes));
-    return nullptr;
-  }
-  return data;
+bool wants_open(const Allocation& a) { return !g_closed || a.in_use > 0 || a.host_visible || a.kernel_touched; }
+// Under g_mutex.
+void apply(Allocation& a) {
+  if (!a.region) return;
+  const bool want = wants_open(a);
+  if (want == a.open) return;
+  mprotect(a.pages, a.page_bytes, want ? PROT_READ | PROT_WRITE : PROT_NONE);
+  a.open = want;
+  g_protection_changes.fetch_add(1, std::memory_order_relaxed);
 }
-void unmap_with_guards(void* p, size_t bytes) { munmap(static_cast<char*>(p) - lead_guard(), mapped_bytes(bytes)); }
+void apply_all() {
+  for (auto& [start, a] : g_allocations) apply(a);
+}
+
+bool map_with_guards(Allocation& a, char** data) {
+  const size_t pages = round_to_pages(a.bytes);
+  a.region_bytes = lead_guard() + pages + trail_guard(a.bytes);
+  void* region = mmap(nullptr, a.region_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (region == MAP_FAILED) return false;
+  a.region = static_cast<char*>(region);
+  a.pages = a.region + lead_guard();
+  a.page_bytes = pages;
+  if (mprotect(a.pages, pages, PROT_READ | PROT_WRITE) != 0) {
+    munmap(region, a.region_bytes);
+    return false;
+  }
+  *data = a.pages;
+  if (a.labs_own) {  // only the slack is written: the rest stays untouched (uncommitted) memory
+    char* start = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(a.pages + pages - a.bytes) & ~uintptr_t(15));
+    std::memset(a.pages, kSlackPoison, size_t(start - a.pages));
+    std::memset(start + a.bytes, kSlackPoison, size_t(a.pages + pages - start - a.bytes));
+    *data = start;
+  }
+  return true;
+}
 cudaError_t g_last = cudaSuccess;
 cudaError_t g_pending = cudaSuccess;
 std::string g_pending_text;
@@ -70,6 +126,15 @@ cudaError_t take_pending() {
   return e;
 }
 
+// The allocation holding p (nullptr: not device memory). Under g_mutex.
+Allocation* holding(const void* p) {
+  auto c = static_cast<const char*>(p);
+  auto it = g_allocations.upper_bound(c);
+  if (it == g_allocations.begin()) return nullptr;
+  --it;
+  return c < it->first + it->second.bytes ? &it->second : nullptr;
+}
+
 // True if [p, p+bytes) lies inside a device allocation, or p is not device memory at all.
 bool range_ok(const void* p, size_t bytes) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -77,22 +142,70 @@ bool range_ok(const void* p, size_t bytes) {
   auto it = g_allocations.upper_bound(c);
   if (it == g_allocations.begin()) return true;
   --it;
-  if (c >= it->first + it->second) return true;  // past that allocation: host memory
-  return c + bytes <= it->first + it->second;
+  if (c >= it->first + it->second.bytes) return true;  // past that allocation: host memory
+  return c + bytes <= it->first + it->second.bytes;
 }
 
-cudaError_t device_alloc(void** p, size_t bytes) {
+// The runtime's own access to the device memory at p and q (a copy's two ends, a fill):
+// opened for the duration while the lab's host code runs.
+class Touch {
+ public:
+  Touch(const void* p, const void* q = nullptr) {
+    if (!kGuardPages) return;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (!g_closed) return;
+    for (const void* x : {p, q}) {
+      Allocation* a = x ? holding(x) : nullptr;
+      if (!a || a == a_[0]) continue;
+      a_[a_[0] ? 1 : 0] = a;
+      ++a->in_use;
+      apply(*a);
+    }
+  }
+  ~Touch() {
+    if (!a_[0]) return;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (Allocation* a : a_)
+      if (a) --a->in_use, apply(*a);
+  }
+  Touch(const Touch&) = delete;
+  Touch& operator=(const Touch&) = delete;
+
+ private:
+  Allocation* a_[2] = {nullptr, nullptr};  // allocations are never freed while in use (one thread's call)
+};
+
+cudaError_t device_alloc(void** p, size_t bytes, bool host_visible = false) {
   if (!p) return record(cudaErrorInvalidValue);
   *p = nullptr;
   if (bytes == 0) return cudaSuccess;
-  void* q = nullptr;
-  if (kGuardPages) q = map_with_guards(bytes);
-  else if (posix_memalign(&q, 256, bytes) != 0) q = nullptr;
+  Allocation a;
+  a.bytes = bytes;
+  a.host_visible = host_visible;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    a.labs_own = g_closed;
+  }
+  char* q = nullptr;
+  if (kGuardPages) {
+    if (!map_with_guards(a, &q)) q = nullptr;
+  } else {
+    void* h = nullptr;
+    if (posix_memalign(&h, 256, bytes) == 0) q = static_cast<char*>(h);
+  }
   if (!q) return record(cudaErrorMemoryAllocation);
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_allocations[static_cast<const char*>(q)] = bytes;
+  Allocation& stored = g_allocations[q] = std::move(a);
+  apply(stored);  // closed at once while the lab's host code runs (unless a kernel runs)
   *p = q;
   return cudaSuccess;
+}
+
+// "the input array (...)" or "a 32-byte cudaMalloc allocation of yours". No allocation: for
+// the fault handler.
+void name_of(const Allocation& a, char* text, size_t size) {
+  if (!a.name.empty()) std::snprintf(text, size, "%s", a.name.c_str());
+  else std::snprintf(text, size, "a %zu-byte cudaMalloc allocation%s", a.bytes, a.labs_own ? " of yours" : "");
 }
 
 struct Event {
@@ -126,18 +239,100 @@ bool describe_device_address(const void* addr, char* text, size_t size) {
   if (!kGuardPages || !g_mutex.try_lock()) return false;
   std::lock_guard<std::mutex> lock(g_mutex, std::adopt_lock);
   auto c = static_cast<const char*>(addr);
-  for (auto& [start, bytes] : g_allocations) {
-    if (c >= start + bytes && c < start + bytes + trail_guard(bytes) + kPage) {
-      std::snprintf(text, size, "%zu bytes past the end of a %zu-byte cudaMalloc allocation", size_t(c - start - bytes), bytes);
-      return true;
-    }
-    if (c < start && c >= start - lead_guard()) {
-      std::snprintf(text, size, "%zu bytes before the start of a %zu-byte cudaMalloc allocation", size_t(start - c), bytes);
-      return true;
-    }
+  for (auto& [start, a] : g_allocations) {
+    if (c < a.region || c >= a.region + a.region_bytes || (c >= start && c < start + a.bytes)) continue;
+    char name[256];
+    name_of(a, name, sizeof name);
+    if (c >= start + a.bytes) std::snprintf(text, size, "%zu bytes past the end of %s", size_t(c - start - a.bytes), name);
+    else std::snprintf(text, size, "%zu bytes before the start of %s", size_t(start - c), name);
+    return true;
   }
   return false;
 }
+
+// The same, for a fault in host code: inside an allocation too (closed to host code).
+bool describe_host_access(const void* addr, char* text, size_t size) {
+  if (!kGuardPages || !g_mutex.try_lock()) return false;
+  std::lock_guard<std::mutex> lock(g_mutex, std::adopt_lock);
+  auto c = static_cast<const char*>(addr);
+  for (auto& [start, a] : g_allocations) {
+    if (c < a.region || c >= a.region + a.region_bytes) continue;
+    char name[256];
+    name_of(a, name, sizeof name);
+    if (c >= start + a.bytes) std::snprintf(text, size, "%zu bytes past the end of %s", size_t(c - start - a.bytes), name);
+    else if (c < start) std::snprintf(text, size, "%zu bytes before the start of %s", size_t(start - c), name);
+    else std::snprintf(text, size, "%s, at byte %zu", name, size_t(c - start));
+    return true;
+  }
+  return false;
+}
+
+void close_device_memory(bool closed) {
+  if (!kGuardPages) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_closed = closed;
+  apply_all();
+}
+bool device_memory_closed() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_closed;
+}
+
+// Opening is left to the kernels' first touch (open_for_kernel): a launch pays for the
+// allocations it reads and writes, not for every one (mprotect walks the page table entries:
+// 10 ms there and back for 512 MB of 4 KB pages here).
+void kernels_begin() {
+  if (!kGuardPages) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_kernels;
+}
+
+int open_for_kernel(const void* addr) {
+  if (!kGuardPages) return 0;
+  if (!g_mutex.try_lock()) return -1;
+  std::lock_guard<std::mutex> lock(g_mutex, std::adopt_lock);
+  if (g_kernels == 0) return 0;
+  auto c = static_cast<const char*>(addr);
+  for (auto& [start, a] : g_allocations) {
+    if (!a.region || c < a.pages || c >= a.pages + a.page_bytes) continue;
+    // Open already: another worker opened it after this access faulted. Either way: again.
+    a.kernel_touched = true;
+    apply(a);
+    return 1;
+  }
+  return 0;
+}
+
+std::string kernels_end() {
+  if (!kGuardPages) return "";
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::string found;
+  // The slack of the lab's own allocations: poison, unless a kernel wrote there.
+  for (auto& [start, a] : g_allocations) {
+    if (!a.labs_own || !a.open) continue;
+    const char* ends[2][2] = {{a.pages, start}, {start + a.bytes, a.pages + a.page_bytes}};
+    for (auto& [from, to] : ends) {
+      for (const char* b = from; b < to; ++b) {
+        if (static_cast<unsigned char>(*b) == kSlackPoison) continue;
+        if (found.empty()) {
+          char name[256], text[400];
+          name_of(a, name, sizeof name);
+          if (b >= start) std::snprintf(text, sizeof text, "%zu bytes past the end of %s", size_t(b - start - a.bytes), name);
+          else std::snprintf(text, sizeof text, "%zu bytes before the start of %s", size_t(start - b), name);
+          found = text;
+        }
+        std::memset(const_cast<char*>(from), kSlackPoison, size_t(to - from));
+        break;
+      }
+    }
+  }
+  if (--g_kernels == 0) {
+    for (auto& [start, a] : g_allocations) a.kernel_touched = false;
+    apply_all();
+  }
+  return found;
+}
+
 void set_last_error(cudaError_t e) { g_last = e; }
 void set_pending_error(cudaError_t e, const std::string& text) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -150,13 +345,20 @@ void set_pending_error(cudaError_t e, const std::string& text) {
 }  // namespace cudalab_cpu::detail
 
 // The kernel runner's record of GPU data made reachable from the host (cuda_runtime.h).
-static cudalab_cpu::HostDataObserver g_host_data_observer = nullptr;
-void cudalab_cpu::set_host_data_observer(HostDataObserver observer) { g_host_data_observer = observer; }
+static cudalab_cpu::control::HostDataObserver g_host_data_observer = nullptr;
+void cudalab_cpu::control::set_host_data_observer(HostDataObserver observer) { g_host_data_observer = observer; }
+
+void cudalab_cpu::control::name_device_allocation(const void* p, const std::string& name) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_allocations.find(static_cast<const char*>(p));
+  if (it != g_allocations.end()) it->second.name = name;
+}
+unsigned long long cudalab_cpu::control::protection_changes() { return g_protection_changes.load(); }
 
 cudaError_t cudaMalloc(void** p, size_t bytes) { return device_alloc(p, bytes); }
 cudaError_t cudaMallocManaged(void** p, size_t bytes, unsigned) {
   if (g_host_data_observer) g_host_data_observer(bytes);
-  return device_alloc(p, bytes);
+  return device_alloc(p, bytes, /*host_visible=*/true);
 }
 cudaError_t cudaMallocHost(void** p, size_t bytes) {
   if (!p) return record(cudaErrorInvalidValue);
@@ -172,15 +374,15 @@ cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t height
 }
 cudaError_t cudaFree(void* p) {
   if (!p) return cudaSuccess;
-  size_t bytes = 0;
+  Allocation a;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_allocations.find(static_cast<const char*>(p));
     if (it == g_allocations.end()) return record(cudaErrorInvalidValue);  // not from cudaMalloc, or freed twice
-    bytes = it->second;
+    a = std::move(it->second);
     g_allocations.erase(it);
   }
-  if (kGuardPages) unmap_with_guards(p, bytes);
+  if (a.region) munmap(a.region, a.region_bytes);
   else std::free(p);
   return cudaSuccess;
 }
@@ -192,10 +394,7 @@ cudaError_t cudaFreeHost(void* p) {
 // Whether p lies inside memory cudaMalloc returned.
 static bool in_device_allocation(const void* p) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  auto it = g_allocations.upper_bound(static_cast<const char*>(p));
-  if (it == g_allocations.begin()) return false;
-  --it;
-  return static_cast<const char*>(p) < it->first + it->second;
+  return holding(p) != nullptr;
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
@@ -205,6 +404,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
   if (int(kind) < 0 || int(kind) > 4) return record(cudaErrorInvalidMemcpyDirection);
   if (!range_ok(dst, bytes) || !range_ok(src, bytes)) return record(cudaErrorInvalidValue);
   if (g_host_data_observer && in_device_allocation(src) && !in_device_allocation(dst)) g_host_data_observer(bytes);
+  Touch open(dst, src);
   std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
@@ -224,6 +424,7 @@ cudaError_t cudaMemset(void* p, int value, size_t bytes) {
   if (bytes == 0) return cudaSuccess;
   if (!p) return record(cudaErrorInvalidValue);
   if (!range_ok(p, bytes)) return record(cudaErrorInvalidValue);
+  Touch open(p);
   std::memset(p, value, bytes);
   return cudaSuccess;
 }
@@ -292,8 +493,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   if (!p) return record(cudaErrorInvalidValue);
   if (device != 0) return record(cudaErrorInvalidDevice);
   *p = cudaDeviceProp{};
-  std::snprintf(p->name, sizeof p->name, "cudalab CPU emulator (%d worker%s)", cudalab_cpu::worker_count(),
-                cudalab_cpu::worker_count() == 1 ? "" : "s");
+  std::snprintf(p->name, sizeof p->name, "cudalab CPU emulator (%d worker%s)", cudalab_cpu::control::worker_count(),
+                cudalab_cpu::control::worker_count() == 1 ? "" : "s");
   size_t free_b = 0, total_b = 0;
   cudaMemGetInfo(&free_b, &total_b);
   // Limits as on a recent GPU (compute capability 8.0), so that lab code sizes things the same.
@@ -312,7 +513,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->major = 8;
   p->minor = 0;
   p->textureAlignment = 512;
-  p->multiProcessorCount = cudalab_cpu::worker_count();
+  p->multiProcessorCount = cudalab_cpu::control::worker_count();
   p->maxThreadsPerMultiProcessor = 2048;
   p->maxBlocksPerMultiProcessor = 32;
   p->l2CacheSize = 4 * 1024 * 1024;

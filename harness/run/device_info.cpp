@@ -22,7 +22,9 @@ wire::DeviceInfo query_device() {
 #ifdef CUDALAB_BACKEND_CPU
   // No compute capability or driver to claim: the emulator is not a GPU.
   d.usable = true;
-  d.name = "cudalab CPU emulator, " + std::to_string(cudalab_cpu::worker_count()) + " worker threads";
+  cudaDeviceProp p{};
+  cudaGetDeviceProperties(&p, 0);  // the emulator's workers are its multiprocessors
+  d.name = "cudalab CPU emulator, " + std::to_string(p.multiProcessorCount) + " worker threads";
   return d;
 #else
   int count = 0;

@@ -2,6 +2,7 @@
 // every copy of device data to the host or host-visible allocation.
 #include <cuda_runtime.h>
 
+#include "../cpu/control.h"
 #include "launch_record.h"
 
 namespace cudalab::run {
@@ -16,8 +17,8 @@ void host_data(size_t bytes) { record_bytes_to_host(bytes); }
 
 struct Install {
   Install() {
-    cudalab_cpu::set_launch_observer(observe);
-    cudalab_cpu::set_host_data_observer(host_data);
+    cudalab_cpu::control::set_launch_observer(observe);
+    cudalab_cpu::control::set_host_data_observer(host_data);
   }
 } g_install;
 

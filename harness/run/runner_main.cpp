@@ -23,6 +23,9 @@
 #include "launch_record.h"
 #include "protocol.h"
 #include "runner_parts.h"
+#ifdef CUDALAB_BACKEND_CPU
+#include "../cpu/control.h"
+#endif
 
 namespace cudalab {
 // Recorded by launch_check.h when the lab file is compiled with CUDALAB_SOURCE_FILE.
@@ -88,7 +91,7 @@ void call_entry(const wire::CallRequest& q, wire::CallReply& reply) {
   const unsigned threads_before = host_thread_count();
   launch_record_start();
   try {
-    call_lab_function(entry_function_name(), [&] { call_lab_entry(args); });
+    call_lab_function(entry_function_name(), [&] { run_lab_host_code(q, args, [&] { call_lab_entry(args); }); });
   } catch (...) {
     launch_record_stop();
     throw;
@@ -102,9 +105,9 @@ void finish_reply(wire::CallReply& reply) {
   reply.launches = launch_record_take(reply.launches_total);
   reply.bytes_to_host = launch_record_bytes_to_host();
 #ifdef CUDALAB_BACKEND_CPU
-  reply.notes = cudalab_cpu::take_notes(true);
+  reply.notes = cudalab_cpu::control::take_notes(true);
   // The emulator's account of a fault (kernel, block, thread), unless the error says it already.
-  const std::string failure = cudalab_cpu::last_failure();
+  const std::string failure = cudalab_cpu::control::last_failure();
   if (reply.outcome == wire::Outcome::CudaError && !failure.empty() &&
       reply.message.find(failure.rfind("cudalab: ", 0) == 0 ? failure.substr(9) : failure) == std::string::npos)
     reply.notes.insert(reply.notes.begin(), failure);
@@ -171,7 +174,7 @@ void serve_timed_rep(int sock, const wire::Frame& f) {
     launch_record_start();
     require(cudaEventRecord(start), "recording the start event");
     try {
-      call_lab_entry(args);
+      run_lab_host_code(q, args, [&] { call_lab_entry(args); });
     } catch (...) {
       launch_record_stop();
       throw;
@@ -222,7 +225,7 @@ int serve() {
   if (hello.device.usable) hello.records_launches = launch_record_self_test();
   hello.tool = checking_tool();
 #ifdef CUDALAB_BACKEND_CPU
-  cudalab_cpu::take_notes(true);  // from now on the emulator's notes go into the report
+  cudalab_cpu::control::take_notes(true);  // from now on the emulator's notes go into the report
 #endif
   wire::Writer w;
   wire::encode(w, hello);

@@ -4,8 +4,11 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "../cpu/control.h"  // the emulator's controls (-Iharness/include finds ../cpu)
 
 __global__ void tree_sum_256(const float* in, float* out, size_t n) {
   __shared__ float s[256];
@@ -69,9 +72,57 @@ static double cpu_seconds() {
 }
 
 static void report(const char* what, size_t threads, double wall, double cpu) {
-  int w = cudalab_cpu::worker_count();
+  int w = cudalab_cpu::control::worker_count();
   std::printf("  %-40s %6.3f s wall %6.1f M threads/s | %6.3f s CPU: %6.1f M threads/s per core, x%d cores = %6.1f M/s\n",
               what, wall, threads / wall / 1e6, cpu, threads / cpu / 1e6, w, threads / cpu / 1e6 * w);
+}
+
+__global__ void empty_kernel() {}
+__global__ void touch_ends(const char* p, size_t bytes, char* out) { *out = p[0] + p[bytes - 1]; }
+
+// What closing device memory to host code costs (control::run_host_code: every allocation
+// PROT_NONE while the lab's host code runs; a kernel opens what it touches, for its launch),
+// with lab 3's buffers at 2^27 + 1 elements (512 MB of input, every page present).
+static void closed_memory_cost() {
+  const size_t n = (size_t(1) << 27) + 1, guards = 4096 * sizeof(float), in_bytes = n * sizeof(float) + guards;
+  char *in, *scratch, *sum;
+  cudaMalloc(&in, in_bytes);
+  cudaMalloc(&scratch, 2 * ((n + 1023) / 1024 + 1) * sizeof(float) + guards);
+  cudaMalloc(&sum, sizeof(float) + guards);
+  cudaMemset(in, 1, in_bytes);
+  const int launches = 200;
+  std::function<void()> body;
+  auto host_code = [](void* f) { (*static_cast<std::function<void()>*>(f))(); };
+  auto timed = [&](bool closed) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (closed) cudalab_cpu::control::run_host_code(host_code, &body);
+    else body();
+    return seconds(t0) * 1e3;
+  };
+  body = [] {};
+  const double call_ms = timed(true);
+  body = [&] {
+    for (int i = 0; i < launches; ++i) empty_kernel<<<1, 1>>>();
+    cudaDeviceSynchronize();
+  };
+  timed(false);  // warm-up
+  const double empty_open = timed(false), empty_closed = timed(true);
+  body = [&] {
+    for (int i = 0; i < launches / 10; ++i) touch_ends<<<1, 1>>>(in, in_bytes, sum);
+    cudaDeviceSynchronize();
+  };
+  const double touch_open = timed(false);
+  const unsigned long long changes = cudalab_cpu::control::protection_changes();
+  const double touch_closed = timed(true);
+  std::printf("  device memory closed to host code, lab 3's buffers at 2^27 + 1 (512 MB present):\n"
+              "    a call's close and open again: %.2f ms; an empty launch: +%.2f us; a launch that touches the "
+              "512 MB input: +%.2f ms (%llu mprotect calls for %d)\n",
+              call_ms, (empty_closed - call_ms - empty_open) / launches * 1e3,
+              (touch_closed - call_ms - touch_open) / (launches / 10), cudalab_cpu::control::protection_changes() - changes,
+              launches / 10);
+  cudaFree(in);
+  cudaFree(scratch);
+  cudaFree(sum);
 }
 
 static long vm_kb(const char* key) {
@@ -91,7 +142,7 @@ int main() {
   cudaMalloc(&sums, (n / 256) * sizeof(float));
   cudaMemcpy(x, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(y, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
-  std::printf("cudalab CPU emulator benchmark: %d workers, 2^24 elements\n", cudalab_cpu::worker_count());
+  std::printf("cudalab CPU emulator benchmark: %d workers, 2^24 elements\n", cudalab_cpu::control::worker_count());
   // Address space of one 1024-thread block with a barrier (all 1024 threads live at once),
   // on one worker: run it first, alone, and compare the process's VmSize before and after.
   float* out;
@@ -146,6 +197,10 @@ int main() {
     cudaDeviceSynchronize();
     report("warp shuffle sum (5 shuffles/thread):", n, seconds(t0), cpu_seconds() - c0);
   }
-
+  cudaFree(x);
+  cudaFree(y);
+  cudaFree(sums);
+  closed_memory_cost();
+  closed_memory_cost();
   return 0;
 }

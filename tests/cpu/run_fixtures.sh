@@ -1,6 +1,9 @@
 #!/bin/sh
 # Runs each planted-bug fixture in the mode that should catch it (its "// mode:" line) and
 # checks the exit status and every "// expect:" pattern (an extended regex) in its output.
+# Then compiles each lab file in tests/cpu/refused/ as `make labN BACKEND=cpu` would (the launch
+# rewrite, the lab-facing headers) and checks that it does not compile, with every "// expect:"
+# pattern in the compiler's messages: what lab code must not be able to reach.
 # Usage: tests/cpu/run_fixtures.sh BUILD_DIR   (build/cpu; fixtures built by make cpu-fixtures)
 build=${1:-build/cpu}
 fail=0
@@ -28,6 +31,30 @@ for src in tests/cpu/fixtures/*.cu; do
   else
     echo "FAIL  $name ($mode):$problems"
     printf '%s\n' "$out" | head -40 | sed 's/^/      | /'
+    fail=1
+  fi
+done
+
+lab_flags="-std=c++20 -pthread -DCUDALAB_BACKEND_CPU=1 -Iharness/cpu/include -Iharness/include -Iharness/run -Iharness/common"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+for src in tests/cpu/refused/*.cu; do
+  [ -f "$src" ] || continue
+  name=$(basename "$src" .cu)
+  problems=""
+  if out=$(perl harness/cpu/rewrite.pl "$src" "$scratch/$name.cpp" "$src" 2>&1 &&
+           g++ $lab_flags -DCUDALAB_SOURCE_FILE="\"$src\"" -fsyntax-only "$scratch/$name.cpp" 2>&1); then
+    problems=" it compiled;"
+  fi
+  for re in $(sed -n 's|^// expect: *||p' "$src" | tr ' ' '\001'); do
+    re=$(printf '%s' "$re" | tr '\001' ' ')
+    printf '%s\n' "$out" | grep -E -q -- "$re" || problems="$problems no match for /$re/;"
+  done
+  if [ -z "$problems" ]; then
+    echo "PASS  $name (refused at compile time)"
+  else
+    echo "FAIL  $name (should not compile):$problems"
+    printf '%s\n' "$out" | head -20 | sed 's/^/      | /'
     fail=1
   fi
 done

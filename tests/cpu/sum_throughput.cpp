@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "../cpu/control.h"  // the emulator's controls (-Iharness/include finds ../cpu)
+
 #include "cudalab/lab3.h"
 
 // The three harness hooks lab code calls (harness/core has the real ones).
@@ -35,7 +37,7 @@ int main(int argc, char** argv) {
     sizes.push_back(n);
   }
   if (sizes.empty()) sizes = {size_t(1) << 24, (size_t(1) << 26) + 1};
-  std::printf("lab-3 sum on the CPU backend, %d worker(s):\n", cudalab_cpu::worker_count());
+  std::printf("lab-3 sum on the CPU backend, %d worker(s):\n", cudalab_cpu::control::worker_count());
   for (size_t n : sizes) {
     float *in, *scratch, *sum;
     if (cudaMalloc(&in, n * sizeof(float)) != cudaSuccess || cudaMalloc(&scratch, lab3::scratch_elements(n) * sizeof(float)) != cudaSuccess ||

@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <vector>
+
+#include "../cpu/control.h"  // the emulator's controls (-Iharness/include finds ../cpu)
 
 // ---- helpers ----------------------------------------------------------------------------
 template <class T>
@@ -333,11 +336,11 @@ __global__ void arrival_order(int* order, int* next) {
 }
 
 static std::vector<int> order_under(const char* schedule) {
-  REQUIRE(cudalab_cpu::set_schedule(schedule));
+  REQUIRE(cudalab_cpu::control::set_schedule(schedule));
   DeviceArray<int> order(128), next(1);
   arrival_order<<<1, 64>>>(order.p, next.p);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  cudalab_cpu::set_schedule("in-order");
+  cudalab_cpu::control::set_schedule("in-order");
   return order.get();
 }
 
@@ -358,7 +361,7 @@ TEST_CASE("--schedule: in-order, reverse and random:SEED change the order betwee
   std::vector<int> first(r1.begin(), r1.begin() + 64);
   std::sort(first.begin(), first.end());
   for (int i = 0; i < 64; ++i) CHECK(first[i] == i);  // each thread exactly once per phase
-  CHECK_FALSE(cudalab_cpu::set_schedule("sideways"));
+  CHECK_FALSE(cudalab_cpu::control::set_schedule("sideways"));
 }
 
 // Each block records the order its threads start in, and the order they leave a barrier in.
@@ -377,13 +380,13 @@ __global__ void block_arrival_order(int* order, int* next, bool hold) {
 
 static std::vector<int> block_orders_under(const char* schedule, int workers) {
   const int blocks = 24, threads = 64;
-  cudalab_cpu::set_worker_count(workers);
-  REQUIRE(cudalab_cpu::set_schedule(schedule));
+  cudalab_cpu::control::set_worker_count(workers);
+  REQUIRE(cudalab_cpu::control::set_schedule(schedule));
   DeviceArray<int> order(2 * blocks * threads), next(blocks);
   block_arrival_order<<<blocks, threads>>>(order.p, next.p, workers > 1);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  cudalab_cpu::set_schedule("in-order");
-  cudalab_cpu::set_worker_count(0);
+  cudalab_cpu::control::set_schedule("in-order");
+  cudalab_cpu::control::set_worker_count(0);
   return order.get();
 }
 
@@ -552,7 +555,7 @@ TEST_CASE("extern __shared__ at namespace scope") {
 // ---- issue 10: what GPUs do that one-thread-after-another would not ---------------------------
 static std::string all_notes() {
   std::string s;
-  for (auto& n : cudalab_cpu::take_notes(false)) s += n + "\n";
+  for (auto& n : cudalab_cpu::control::take_notes(false)) s += n + "\n";
   return s;
 }
 
@@ -593,13 +596,13 @@ TEST_CASE("volatile warp-synchronous code runs in lockstep, with a note naming t
   in.put(h);
   all_notes();
   for (const char* schedule : {"in-order", "reverse", "random:3"}) {
-    REQUIRE(cudalab_cpu::set_schedule(schedule));
+    REQUIRE(cudalab_cpu::control::set_schedule(schedule));
     warp_synchronous_sum<<<blocks, 64>>>(in.p, out.p);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     auto r = out.get();
     for (int b = 0; b < blocks; ++b) CHECK(r[b] == std::accumulate(h.begin() + 64 * b, h.begin() + 64 * b + 64, 0));
   }
-  cudalab_cpu::set_schedule("in-order");
+  cudalab_cpu::control::set_schedule("in-order");
   std::string notes = all_notes();
   CHECK(notes.find("warp-synchronous code") != std::string::npos);
   CHECK(notes.find("volatile pointer made at tests/cpu/unit_tests.cu:" + std::to_string(kVolatileCallLine)) != std::string::npos);
@@ -616,13 +619,13 @@ __global__ void block_start_order(int* order, int* next) {
   if (threadIdx.x == 0) order[atomicAdd(next, 1)] = int(blockIdx.x);
 }
 static std::vector<int> block_starts(const char* schedule, int blocks) {
-  cudalab_cpu::set_worker_count(1);
-  REQUIRE(cudalab_cpu::set_schedule(schedule));
+  cudalab_cpu::control::set_worker_count(1);
+  REQUIRE(cudalab_cpu::control::set_schedule(schedule));
   DeviceArray<int> order(blocks), next(1);
   block_start_order<<<blocks, 32>>>(order.p, next.p);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  cudalab_cpu::set_schedule("in-order");
-  cudalab_cpu::set_worker_count(0);
+  cudalab_cpu::control::set_schedule("in-order");
+  cudalab_cpu::control::set_worker_count(0);
   return order.get();
 }
 
@@ -705,5 +708,88 @@ TEST_CASE("a store far past a cudaMalloc'd array is an illegal address naming ke
   cudaGetLastError();
   store_past_end<<<2, 32>>>(d.p, 999);  // in bounds: fine again
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+// ---- device memory and the lab's host code (control::run_host_code) -----------------------------
+static std::string as_host_code(const std::function<void()>& body) {
+  return cudalab_cpu::control::run_host_code([](void* f) { (*static_cast<const std::function<void()>*>(f))(); },
+                                             const_cast<std::function<void()>*>(&body));
+}
+__global__ void add_one(float* p, size_t n) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += 1.0f;
+}
+
+TEST_CASE("host code cannot touch device memory; kernels, cudaMemset and cudaMemcpy can") {
+  DeviceArray<float> d(1000);  // made outside: as the harness makes its buffers
+  cudalab_cpu::control::name_device_allocation(d.p, "d_data");
+  d.put(std::vector<float>(1000, 1.0f));
+  const unsigned long long changes = cudalab_cpu::control::protection_changes();
+  float seen = 0;
+  CHECK(as_host_code([&] {
+          add_one<<<4, 256>>>(d.p, 1000);
+          REQUIRE(cudaMemset(d.p + 999, 0, 4) == cudaSuccess);
+          REQUIRE(cudaMemcpy(&seen, d.p + 5, 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        }) == "");
+  CHECK(seen == 2.0f);
+  CHECK(cudalab_cpu::control::protection_changes() > changes);  // closed, opened for each, closed, opened
+  std::string fault = as_host_code([&] { seen = d.p[7]; });
+  CAPTURE(fault);
+  CHECK(fault.find("your host code read device memory (d_data, at byte 28)") == 0);
+  fault = as_host_code([&] { d.p[3] = 1.0f; });
+  CHECK(fault.find("your host code wrote to device memory (d_data, at byte 12)") == 0);
+  auto h = d.get();  // open again once the host code is over
+  CHECK(h[7] == 2.0f);
+  CHECK(h[999] == 0.0f);
+  // The lab's own allocations are device memory too; managed memory is the host's as well.
+  float *own = nullptr, *managed = nullptr;
+  fault = as_host_code([&] {
+    REQUIRE(cudaMallocManaged(&managed, 64) == cudaSuccess);
+    managed[1] = 3.0f;
+    REQUIRE(cudaMalloc(&own, 32) == cudaSuccess);
+    REQUIRE(cudaMemset(own, 0, 32) == cudaSuccess);
+    seen = own[1];
+  });
+  CHECK(fault.find("your host code read device memory (a 32-byte cudaMalloc allocation of yours, at byte 4)") == 0);
+  CHECK(managed[1] == 3.0f);
+  CHECK(cudaFree(own) == cudaSuccess);
+  CHECK(cudaFree(managed) == cudaSuccess);
+  CHECK_THROWS_AS(as_host_code([] { throw 7; }), int);  // passes through; device memory is open again
+  CHECK(d.get()[7] == 2.0f);
+}
+
+TEST_CASE("the lab's own allocations end at an inaccessible page: a step past either end fails the launch") {
+  float *own = nullptr, *odd = nullptr;
+  as_host_code([&] {
+    REQUIRE(cudaMalloc(&own, 8 * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&odd, 5 * sizeof(float)) == cudaSuccess);  // 20 bytes: 12 bytes of poisoned slack after
+  });
+  CHECK(reinterpret_cast<uintptr_t>(own) % 16 == 0);
+  CHECK(reinterpret_cast<uintptr_t>(odd) % 16 == 0);
+  cudaGetLastError();
+  store_past_end<<<2, 32>>>(own, 8);  // faults: the next page is inaccessible
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
+            .find("thread 3 of block 1 wrote to memory 0 bytes past the end of a 32-byte cudaMalloc allocation of yours") !=
+        std::string::npos);
+  cudaGetLastError();
+  store_past_end<<<2, 32>>>(odd, 5);  // within the page: found after the launch
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
+            .find("kernel store_past_end (launched at tests/cpu/unit_tests.cu:") != std::string::npos);
+  CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
+            .find("wrote to memory 0 bytes past the end of a 20-byte cudaMalloc allocation of yours") != std::string::npos);
+  cudaGetLastError();
+  store_past_end<<<2, 32>>>(odd, size_t(-1));  // one before the start, in the page's slack
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
+            .find("4 bytes before the start of a 20-byte cudaMalloc allocation of yours") != std::string::npos);
+  cudaGetLastError();
+  store_past_end<<<2, 32>>>(odd, 4);  // the last element: fine, and the slack is poison again
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  store_past_end<<<2, 32>>>(own, 7);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(cudaFree(own) == cudaSuccess);
+  CHECK(cudaFree(odd) == cudaSuccess);
 }
 #endif

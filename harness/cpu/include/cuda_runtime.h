@@ -263,7 +263,6 @@ struct DynamicShared {
   T* operator+(std::ptrdiff_t i) const { return dynamic_smem<T>() + i; }
 };
 
-[[noreturn]] void unsupported(const char* feature, const char* file, int line);
 // The launch rewrite puts this before every `return;` of a kernel, so that a note on barrier
 // divergence can tell an early return from a barrier some threads skipped.
 void kernel_return(const char* file, int line);
@@ -843,25 +842,6 @@ inline cudaError_t cudaLaunchKernel(void (*f)(P...), dim3 grid, dim3 block, void
   }(std::index_sequence_for<P...>{});
 }
 
-// The emulator's own controls (also read from CUDALAB_SCHEDULE / CUDALAB_CPU_WORKERS).
-namespace cudalab_cpu {
-// "in-order", "reverse", or "random:SEED". Returns false (and leaves the mode) if unknown.
-bool set_schedule(const char* spec);
-const char* schedule_name();
-int worker_count();
-// Sets how many host threads run blocks (0: back to CUDALAB_CPU_WORKERS or the hardware
-// threads). Call it between launches, not from inside a kernel.
-void set_worker_count(int n);
-// The full text of the last kernel failure the emulator diagnosed ("" if none).
-const char* last_failure();
-// Called for every launch the emulator accepts (the kernel runner's launch record).
-using LaunchObserver = void (*)(const char* kernel, dim3 grid, dim3 block, size_t dynamic_shared_bytes);
-void set_launch_observer(LaunchObserver observer);
-// Called for every copy from device memory to host memory, and every host-visible allocation
-// (cudaMallocHost, cudaHostAlloc, cudaMallocManaged), with its bytes.
-using HostDataObserver = void (*)(size_t bytes);
-void set_host_data_observer(HostDataObserver observer);
-// The emulator's warnings (barrier divergence, ...) since the last call; after a call with
-// quiet_from_now, they are no longer printed to stderr (the runner puts them in the report).
-std::vector<std::string> take_notes(bool quiet_from_now);
-}  // namespace cudalab_cpu
+// The emulator's controls (the schedule, workers, observers, notes) are not declared here:
+// they are the kernel runner's (harness/cpu/control.h), set from the checker's request before
+// the lab's code runs, and the link contract refuses a lab file that names them.
