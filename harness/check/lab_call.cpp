@@ -15,6 +15,7 @@
 #include "fill.h"
 #include "parallel.h"
 #include "runner_session.h"
+#include "runner_words.h"
 
 namespace cudalab {
 namespace {
@@ -133,6 +134,7 @@ static std::unique_ptr<SharedMemory> send_request(LabCall& call, const std::vect
 
 static std::vector<wire::Launch> g_last_launches;
 static uint64_t g_last_total = 0;
+static std::vector<std::string> g_last_words;
 
 std::vector<wire::Launch> take_last_launches(uint64_t& total) {
   total = g_last_total;
@@ -142,26 +144,36 @@ std::vector<wire::Launch> take_last_launches(uint64_t& total) {
   return out;
 }
 
+std::vector<std::string> take_last_runner_words() {
+  std::vector<std::string> out;
+  out.swap(g_last_words);
+  return out;
+}
+
 // Reads the outputs and guards back and judges the reply's outcome.
 static LabCallResult read_result(const std::string& function, const wire::CallRequest& q, const wire::CallReply& reply,
                                  const SharedMemory& shm, bool records_launches) {
   g_last_launches = reply.launches;
   g_last_total = reply.launches_total;
+  // The runner's words stay apart; the report's are the checker's (runner_words.h).
+  const std::vector<std::string> words = runner_words(reply);
+  g_last_words.insert(g_last_words.end(), words.begin(), words.end());
   LabCallResult res;
   res.launches = reply.launches;
   res.launches_total = reply.launches_total;
-  res.notes = reply.notes;
-  switch (reply.outcome) {
-    case wire::Outcome::Ok: break;
-    case wire::Outcome::CudaError:
+  res.notes = notes_in_checker_words(reply.notes, reply.launches, lab_source());
+  if (reply.outcome != wire::Outcome::Ok) {
+    const std::string message = failure_message(reply, function, lab_source());
+    LabCallFailure::Kind kind = LabCallFailure::Kind::Exception;
+    if (reply.outcome == wire::Outcome::CudaError) {
       if (reply.context_lost) runner_discard();
-      throw LabCallFailure(reply.context_lost ? LabCallFailure::Kind::ContextLost : LabCallFailure::Kind::CudaError,
-                           reply.message, res.notes);
-    case wire::Outcome::Exception:
-      throw LabCallFailure(LabCallFailure::Kind::Exception, reply.message, res.notes);
-    case wire::Outcome::BadRequest:
-      throw LabCallFailure(LabCallFailure::Kind::Refused, "the kernel runner could not carry out the call: " + reply.message,
-                           res.notes);
+      kind = reply.context_lost ? LabCallFailure::Kind::ContextLost : LabCallFailure::Kind::CudaError;
+      if (reply.failure.cause == wire::Cause::RunnerWork && reply.failure.cuda_code == 2)
+        kind = LabCallFailure::Kind::OutOfMemory;
+    } else if (reply.outcome == wire::Outcome::BadRequest) {
+      kind = LabCallFailure::Kind::Refused;
+    }
+    throw LabCallFailure(kind, message, res.notes, words);
   }
   // A result computed on the host needs the input there: copied back, or made host-visible.
   uint64_t input_bytes = 0;
@@ -246,33 +258,47 @@ LabCallResult LabCall::run() {
   return read_result(function_, request_, reply, *shm, launches_recorded(rp));
 }
 
-// ---- Timed repetitions (timed_call.h) -------------------------------------------------------
-struct TimedRepResult {
-  LabCallResult result;
-  double ms = 0, wall_ms = 0;
-  uint32_t threads_left = 0;
-  bool outputs = false;  // the outputs came back (this repetition is checked)
-};
-
-TimedRepResult run_timed_rep(LabCall& call, const std::vector<std::vector<uint8_t>>& data, const std::string& function,
-                             const std::function<bool()>& check_this_one);
-
-TimedRepResult run_timed_rep(LabCall& call, const std::vector<std::vector<uint8_t>>& data, const std::string& function,
-                             const std::function<bool()>& check_this_one) {
+// ---- Timed batches (timed_call.h) ----------------------------------------------------------
+TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check) {
+  if (calls.empty()) throw std::logic_error("a timed batch needs a call");
+  const std::string function = calls.front().function();
   RunnerProcess& rp = live_runner();
-  std::unique_ptr<SharedMemory> shm;
-  TimedRepResult out;
+  TimedBatch out;
+  // Every call's buffers get slots of their own in one shared memory.
+  uint64_t offset = 0;
+  std::vector<wire::CallRequest> requests;
+  for (auto& c : calls) {
+    wire::CallRequest& q = c.request();
+    q.lab = uint32_t(c.lab());
+    q.schedule = runner_config().schedule;
+    for (auto& b : q.buffers) {
+      b.slot_offset = offset;
+      offset += (wire::slot_bytes(b) + 63) & ~uint64_t(63);
+    }
+    requests.push_back(q);
+  }
+  for (auto& q : requests) q.shm_bytes = offset;
+  for (auto& c : calls) c.request().shm_bytes = offset;
+  SharedMemory shm{size_t(offset)};
+  for (auto& c : calls)
+    for (size_t i = 0; i < c.request().buffers.size(); ++i)
+      if (!c.data_for_timing()[i].empty())
+        std::memcpy(shm.p + c.request().buffers[i].slot_offset, c.data_for_timing()[i].data(), c.data_for_timing()[i].size());
   try {
-    shm = send_request(call, data, wire::MessageType::TimedRep, rp);
+    wire::Writer w;
+    wire::encode_batch(w, requests);
+    wire::send_frame(rp.socket(), wire::MessageType::TimedRep, w.bytes(), shm.fd);
     wire::Frame f;
     if (!wire::receive_frame(rp.socket(), f, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
     if (f.fd >= 0) close(f.fd);
     if (f.type == wire::MessageType::RepDone) {  // preparing failed
       wire::Reader r(f.payload);
-      read_result(function, call.request(), wire::decode_reply(r), *shm, false);
-      throw LabCallFailure(LabCallFailure::Kind::Refused, "preparing a timed repetition failed");
+      read_result(function, requests.front(), wire::decode_reply(r), shm, false);
+      throw LabCallFailure(LabCallFailure::Kind::Refused, "preparing a timed batch failed");
     }
     if (f.type != wire::MessageType::RepReady) throw wire::ProtocolError("an unexpected message");
+    // The checker's own clock, from "go" to "done": all R calls and nothing of the runner's
+    // but recording two events and the reply (timing_bound.h).
     const auto start = std::chrono::steady_clock::now();
     wire::send_frame(rp.socket(), wire::MessageType::Go, "");
     wire::Frame done;
@@ -284,13 +310,19 @@ TimedRepResult run_timed_rep(LabCall& call, const std::vector<std::vector<uint8_
     const wire::CallReply timed = wire::decode_reply(r);
     out.ms = timed.ms;
     out.threads_left = timed.threads_left;
-    if (timed.outcome != wire::Outcome::Ok) read_result(function, call.request(), timed, *shm, false);  // throws
-    // Decided only now, after the repetition ran: whether its outputs come back to be checked.
-    out.outputs = check_this_one();
-    wire::send_frame(rp.socket(), wire::MessageType::Go, std::string(1, char(out.outputs)));
+    if (timed.outcome != wire::Outcome::Ok) read_result(function, requests.front(), timed, shm, false);  // throws
+    // Decided only now, after the batch ran: which calls' outputs come back to be checked.
+    std::vector<bool> wanted = check(calls.size());
+    wanted.resize(calls.size(), false);
+    std::string keep(calls.size(), '\0');
+    for (size_t i = 0; i < calls.size(); ++i) keep[i] = char(wanted[i]);
+    wire::send_frame(rp.socket(), wire::MessageType::Go, keep);
     const wire::CallReply copied = receive_reply(rp, function, wire::MessageType::CallReply);
-    if (copied.outcome != wire::Outcome::Ok) read_result(function, call.request(), copied, *shm, false);
-    out.result = read_result(function, call.request(), timed, *shm, launches_recorded(rp));
+    if (copied.outcome != wire::Outcome::Ok) read_result(function, requests.front(), copied, shm, false);
+    out.results.resize(calls.size());
+    const bool records = launches_recorded(rp);
+    for (size_t i = 0; i < calls.size(); ++i)
+      if (wanted[i]) out.results[i] = read_result(function, requests[i], timed, shm, records);
   } catch (const wire::ProtocolError& e) {
     runner_failed(function, e);
   }

@@ -17,6 +17,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,13 +27,15 @@
 
 namespace cudalab {
 
-// Why a call produced no outputs to judge. The message is a sentence for the report.
+// Why a call produced no outputs to judge. The message is a sentence for the report, in the
+// checker's own words (runner_words.h); what the runner said travels in runner_words.
 struct LabCallFailure : std::runtime_error {
-  enum class Kind { CudaError, ContextLost, Exception, Crashed, TimedOut, Garbage, NoKernel, Refused };
+  enum class Kind { CudaError, ContextLost, Exception, Crashed, TimedOut, Garbage, NoKernel, Refused, OutOfMemory };
   Kind kind;
   std::vector<std::string> notes;
-  LabCallFailure(Kind k, const std::string& message, std::vector<std::string> n = {})
-      : std::runtime_error(message), kind(k), notes(std::move(n)) {}
+  std::vector<std::string> runner_words;  // printable and cut; shown only where runner_words_allowed()
+  LabCallFailure(Kind k, const std::string& message, std::vector<std::string> n = {}, std::vector<std::string> w = {})
+      : std::runtime_error(message), kind(k), notes(std::move(n)), runner_words(std::move(w)) {}
 };
 
 struct GuardState {
@@ -44,7 +48,7 @@ struct LabCallResult {
   std::vector<GuardState> guards;          // per buffer
   std::vector<wire::Launch> launches;      // what the lab's code launched
   uint64_t launches_total = 0;
-  std::vector<std::string> notes;          // what the runner noticed (the CPU backend's emulator)
+  std::vector<std::string> notes;          // what the runner noticed (the CPU backend's emulator), in the checker's words
 
   std::vector<float> floats(size_t buffer) const;
   std::vector<uint32_t> u32s(size_t buffer) const;
@@ -72,6 +76,7 @@ class LabCall {
   LabCallResult run();
 
   const std::string& function() const { return function_; }
+  int lab() const { return lab_; }
   wire::CallRequest& request() { return request_; }
   const wire::CallRequest& request() const { return request_; }
   const std::vector<std::vector<uint8_t>>& data_for_timing() const { return data_; }
@@ -86,6 +91,20 @@ class LabCall {
 
 // The launches of the last call that got as far as a reply (for the report), then cleared.
 std::vector<wire::Launch> take_last_launches(uint64_t& total);
+// The runner's own words (runner_words.h) of the calls since the last take, then cleared.
+std::vector<std::string> take_last_runner_words();
+
+// A timed batch (timed_call.h): the calls run back to back in the runner, between its two CUDA
+// events, each on buffers of its own; check(n), asked only after the batch ran, says which
+// calls' outputs come back. Throws LabCallFailure as run() does (Kind::OutOfMemory when the
+// runner could not make all the calls' buffers).
+struct TimedBatch {
+  double ms = 0;               // the runner's events around all the calls (its word)
+  double wall_ms = 0;          // the checker's own clock, from "go" to "done"
+  uint32_t threads_left = 0;   // host threads the lab's code left running (the runner's count)
+  std::vector<std::optional<LabCallResult>> results;  // per call: its outputs, when checked
+};
+TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check);
 
 // The values a Random fill gives, as the runner makes them.
 std::vector<float> make_input_f32(size_t count, const wire::Fill& fill);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "lab_call.h"
@@ -16,6 +17,7 @@
 #include "report_channel.h"
 #include "run_record.h"
 #include "runner_session.h"
+#include "runner_words.h"
 #include "sanitizer_digest.h"
 #include "schedule_probe.h"
 #include "suite.h"
@@ -88,7 +90,7 @@ CheckCase barriers_case() {
   return CheckCase{"barriers", "every thread of a block reaches the same __syncthreads()", Shape{}, false};
 }
 
-CheckResult barriers_verdict(const std::vector<CheckOutcome>& done) {
+CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden) {
   CheckResult r;
   if (!cpu_backend()) {
     r.status = Status::Skipped;
@@ -103,7 +105,9 @@ CheckResult barriers_verdict(const std::vector<CheckOutcome>& done) {
     r.message = "not judged: no check passed, so no barrier of yours was seen at work";
     return r;
   }
-  for (const auto& o : done)
+  for (const auto& o : done) {
+    // A hidden check's notes are its own: a visible verdict never quotes one.
+    if (std::find(hidden.begin(), hidden.end(), o.check.id) != hidden.end()) continue;
     for (const auto& n : o.result.notes) {
       const size_t at = n.find("barrier divergence at ");
       if (at == std::string::npos) continue;
@@ -112,6 +116,7 @@ CheckResult barriers_verdict(const std::vector<CheckOutcome>& done) {
       seen.push_back(where);
       r.notes.push_back(n);
     }
+  }
   if (r.notes.empty()) {
     r.status = Status::Pass;
     r.message = "every thread reached every __syncthreads() of its block, in every check";
@@ -174,9 +179,27 @@ bool expensive(const CheckCase& c) {
 
 CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
   const auto start = std::chrono::steady_clock::now();
+  take_last_runner_words();  // an earlier check's
   CheckResult r = run_one_untimed(suite, c, seed, context_lost);
+  r.runner_words = take_last_runner_words();
+  if (!runner_words_allowed()) r.runner_words.clear();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+// The order checks run in: the suite's, except that the grader's hidden checks come after every
+// other (the runner has then seen no hidden input while the visible checks ran); "barriers",
+// a verdict over the others, stays last.
+std::vector<size_t> run_order(const std::vector<CheckCase>& cases, const std::vector<std::string>& hidden) {
+  auto is_hidden = [&](const CheckCase& c) { return std::find(hidden.begin(), hidden.end(), c.id) != hidden.end(); };
+  std::vector<size_t> order;
+  for (int pass = 0; pass < 3; ++pass)
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const bool barriers = cases[i].id == "barriers";
+      const int want = barriers ? 2 : is_hidden(cases[i]) ? 1 : 0;
+      if (want == pass) order.push_back(i);
+    }
+  return order;
 }
 
 TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed) {
@@ -266,10 +289,18 @@ int run_lab(int argc, char** argv) {
       throw UsageError{"--schedule changes the CPU backend's thread order; a GPU schedules threads itself"};
 #endif
     }
+    for (const auto& id : opt.hidden_checks) {
+      const bool known = id == "barriers" || std::any_of(suite.cases.begin(), suite.cases.end(),
+                                                         [&](const CheckCase& c) { return c.id == id; });
+      if (!known) throw UsageError{"--hidden-checks: there is no check '" + id + "' in lab " + std::to_string(suite.number)};
+    }
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: %s\n", argv[0], e.message.c_str());
     return kUsage;
   }
+  // With a hidden check in the run, the runner's own words stay out of the report entirely.
+  const bool hidden_run = !opt.hidden_checks.empty();
+  set_runner_words_allowed(!hidden_run);
   if (opt.list) {
     std::vector<CheckCase> all = suite.cases;
     all.push_back(barriers_case());
@@ -300,10 +331,19 @@ int run_lab(int argc, char** argv) {
   std::string runner_problem;
   try {
     const wire::Hello& hello = runner().hello();
-    rec.source = printable(hello.source);
-    rec.tool = printable(hello.tool);
+    // The lab file: the caller's word when it gives one; else the runner's, but not with hidden
+    // checks (the checker would read whatever file the runner named, and say which of its words
+    // are in it).
+    set_lab_source(read_lab_source(!opt.source.empty() ? opt.source : hidden_run ? std::string() : hello.source));
+    rec.source = !opt.source.empty() ? lab_source().shown : printable(hello.source, 200);
+    rec.tool = printable(hello.tool, 200);
     rec.device = hello.device;
-    rec.device.name = printable(rec.device.name);
+    rec.device.name = printable(rec.device.name, 100);
+    rec.device.driver_version = printable(rec.device.driver_version, 16);
+    rec.device.runtime_version = printable(rec.device.runtime_version, 16);
+    if (!rec.device.usable)
+      rec.device.problem = hidden_run ? std::string("the kernel runner found no usable GPU")
+                                      : cut_runner_words(rec.device.problem);
   } catch (const std::exception& e) {
     runner_problem = e.what();
     rec.device.usable = false;
@@ -335,38 +375,51 @@ int run_lab(int argc, char** argv) {
     // gets every check.
     const bool fail_fast = !opt.all && isatty(STDOUT_FILENO);
     size_t left_out = 0;
-    for (const auto& c : cases) {
+    // In run order (hidden checks last); the report keeps the suite's order.
+    std::vector<std::optional<CheckOutcome>> in_place(cases.size());
+    for (size_t index : run_order(cases, opt.hidden_checks)) {
+      const CheckCase& c = cases[index];
       if (fail_fast && expensive(c) &&
           rec.count(Status::Fail) + rec.count(Status::Error) + rec.count(Status::NotRun) > 0) {
         CheckResult r;
         r.status = Status::Skipped;
         r.message = "left out: the smaller checks fail; --all runs them";
         rec.checks.push_back({c, r});
+        in_place[index] = rec.checks.back();
         ++left_out;
         continue;
       }
-      CheckResult r = c.id == "barriers" ? barriers_verdict(rec.checks) : run_one(suite, c, rec.seed, context_lost);
+      CheckResult r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks)
+                                         : run_one(suite, c, rec.seed, context_lost);
       // An error that repeats an earlier check's word for word (a kernel that faults at every
       // size) points back to the first instead of saying it all again.
       if (r.status == Status::Error && r.message == last_error) {
         r.message = "the same error as check " + last_error_check;
         r.notes.clear();
+        r.runner_words.clear();
       } else if (r.status == Status::Error) {
         last_error = r.message;
         last_error_check = c.id;
       } else {
         last_error.clear();
       }
-      if (!opt.sanitizer_log.empty()) add_sanitizer_findings(opt.sanitizer_log, c.id, r);
+      // The sanitizer's reports are files the runner's process wrote: its words.
+      if (!opt.sanitizer_log.empty() && runner_words_allowed()) add_sanitizer_findings(opt.sanitizer_log, c.id, r);
       rec.checks.push_back({c, r});
+      in_place[index] = rec.checks.back();
       out.check(rec.checks.back());
     }
+    rec.checks.clear();
+    for (auto& o : in_place)
+      if (o) rec.checks.push_back(std::move(*o));
     if (left_out)
       out.line("  " + std::to_string(left_out) + (left_out == 1 ? " larger check" : " larger checks") +
                " left out: the smaller checks fail (ARGS=--all runs them)");
   }
   out.summary(rec);
   const auto timing_start = std::chrono::steady_clock::now();
+  // A runner that served hidden checks does not time: a fresh one has seen none of their inputs.
+  if (hidden_run) runner_discard();
   rec.timing = run_timing(opt, rec, rec.seed);
   rec.timing.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_start).count();
   out.timing(rec.timing);

@@ -33,6 +33,13 @@ static void write_check(JsonWriter& j, const CheckOutcome& o) {
   for (const auto& n : r.notes) j.value(n);
   for (const auto& n : r.sanitizer) j.value(n);
   j.end_array();
+  // The runner's own words, apart from the checker's (runner_words.h): absent when a check of
+  // the run is hidden.
+  if (!r.runner_words.empty()) {
+    j.key("runner_words").begin_array();
+    for (const auto& w : r.runner_words) j.value(w);
+    j.end_array();
+  }
   j.field("max_error", r.max_error).field("tolerance", r.tolerance);
   j.field("launches", r.launches);
   j.field("seconds", r.seconds);

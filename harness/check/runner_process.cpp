@@ -99,7 +99,10 @@ static bool reaped_within(pid_t pid, int ms, int& status) {
   }
 }
 
-std::string RunnerProcess::stop() {
+// Whether any process is left in process group pgid (a zombie counts until its parent reaps it).
+static bool group_alive(pid_t pgid) { return kill(-pgid, 0) == 0 || errno == EPERM; }
+
+std::string RunnerProcess::stop(bool quitting) {
   if (sock_ >= 0) {
     close(sock_);
     sock_ = -1;
@@ -107,8 +110,10 @@ std::string RunnerProcess::stop() {
   if (pid_ <= 0) return "";
   std::string how;
   int status = 0;
-  // A runner that has just died (or was told to quit) is reaped with its real status.
-  if (reaped_within(pid_, 200, status)) {
+  // A runner that has just died (or was told to quit) is reaped with its real status. One told
+  // to quit gets longer: giving back a large GPU allocation, and a jail emptying its cgroup
+  // before it exits, take a while, and a jail killed on the way leaves its cleaning undone.
+  if (reaped_within(pid_, quitting ? 10000 : 200, status)) {
     how = describe_status(status);
   } else {
     // SIGTERM first: a sandbox wrapping the runner (the grader's jail) then removes what it
@@ -123,6 +128,15 @@ std::string RunnerProcess::stop() {
     }
   }
   kill(-pid_, SIGKILL);  // anything it left behind in its group
+  // Gone, not only signalled: the checker's own timings (baselines, ceilings) come next.
+  group_outlived_ = false;
+  for (int waited = 0; group_alive(pid_); waited += 5) {
+    if (waited >= 5000) {
+      group_outlived_ = true;
+      break;
+    }
+    usleep(5000);
+  }
   pid_ = -1;
   return how;
 }

@@ -33,10 +33,16 @@ class RunnerProcess {
   int timeout_ms() const { return timeout_ms_; }
   // Kills the runner (its whole process group) and says how it had ended, if it had:
   // "was killed by signal 11 (Segmentation fault)", "exited with status 1", or "".
-  std::string stop();
+  // quitting: it was told to quit, so it (and a sandbox wrapping it, which empties its cgroup
+  // before it exits) gets up to 10 s to end on its own before the signals.
+  // Either way stop() returns only once no process of the runner's group is left, or 5 s after
+  // SIGKILL (then group_outlived() says so).
+  std::string stop(bool quitting = false);
+  bool group_outlived() const { return group_outlived_; }
 
  private:
   pid_t pid_ = -1;
+  bool group_outlived_ = false;
   int sock_ = -1;
   int timeout_ms_ = -1;
   wire::Hello hello_;

@@ -34,13 +34,26 @@ std::string runner_discard() {
   return how;
 }
 
-void runner_finish() {
-  if (!g_runner) return;
+void runner_finish() { end_student_processes(); }
+
+bool end_student_processes() {
+  if (!g_runner) return true;
+  bool told = true;
   try {
     wire::send_frame(g_runner->socket(), wire::MessageType::Quit, "");
   } catch (const wire::ProtocolError&) {
+    told = false;
   }
-  runner_discard();
+  g_runner->stop(told);
+  const bool gone = !g_runner->group_outlived();
+  g_runner.reset();
+  return gone;
+}
+
+void require_no_student_process(const std::string& what) {
+  if (g_runner)
+    throw std::logic_error("the checker's own timing (" + what +
+                           ") would run beside the student's kernel runner: end_student_processes() first");
 }
 
 }  // namespace cudalab

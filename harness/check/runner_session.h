@@ -17,5 +17,13 @@ RunnerProcess& runner();
 std::string runner_discard();
 // Tells the runner to quit, at the end of the run.
 void runner_finish();
+// Ends the student's processes before the checker times anything of its own (the baselines,
+// the ceiling, the floor): the runner is told to quit, given time to, then its whole process
+// group is killed and waited for (in the grader the runner's jail empties its cgroup before it
+// exits). False when a process of the group outlived SIGKILL for 5 s.
+bool end_student_processes();
+// Throws std::logic_error naming `what` while a kernel runner is alive: the checker's own
+// timings (check/gpu/timer.cu) call it, so that none can run beside the student's code.
+void require_no_student_process(const std::string& what);
 
 }  // namespace cudalab

@@ -209,6 +209,8 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
       break;
   }
   if (!diagnosis.empty()) m += ": " + diagnosis;
+  else if (f.cuda_code == kIllegalAddress && f.cause == wire::Cause::LabCall)
+    m += ": your code touched memory outside its arrays, or device memory from host code (only kernels may)";
   else if (f.cuda_code == kIllegalAddress && f.cause != wire::Cause::CudaCall)
     m += ": some thread read or wrote outside its arrays. Check each index against its array's size";
   return m;

@@ -38,6 +38,10 @@ struct CheckResult {
   // digested (sanitizer_digest.h). Shown whatever the verdict (a race can give a right
   // answer by luck), and never part of it.
   std::vector<std::string> sanitizer;
+  // What the kernel runner said in its own words during this check (an exception's message, the
+  // CPU backend's account of a fault): printable and cut, never part of a verdict, and kept only
+  // when no check of the run is hidden (check/runner_words.h).
+  std::vector<std::string> runner_words;
   double max_error = 0;
   double tolerance = 0;
   std::vector<Mismatch> mismatches; // the first few wrong elements

@@ -105,6 +105,7 @@ void TerminalReport::check(const CheckOutcome& o) {
   }
   for (const auto& n : r.notes) line("      -> " + n);
   for (const auto& n : r.sanitizer) line("      -> " + n);
+  for (const auto& w : r.runner_words) line(paint("      your code's process said: " + w, kDim));
 }
 
 void TerminalReport::summary(const RunRecord& rec) {

@@ -1,127 +1,173 @@
 #include "timed_call.h"
 
 #include <algorithm>
-#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <random>
 
-#include "diagnose.h"
 #include "runner_session.h"
 
 namespace cudalab {
 
-struct TimedRepResult {
-  LabCallResult result;
-  double ms = 0, wall_ms = 0;
-  uint32_t threads_left = 0;
-  bool outputs = false;
-};
-TimedRepResult run_timed_rep(LabCall& call, const std::vector<std::vector<uint8_t>>& data, const std::string& function,
-                             const std::function<bool()>& check_this_one);
+namespace {
 
-static double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-static std::string ms_text(double ms) {
+std::string ms_text(double ms) {
   char b[32];
   std::snprintf(b, sizeof b, "%.4f ms", ms);
   return b;
+}
+
+// GPU memory one call's buffers take, guards included.
+uint64_t set_bytes(const LabCall& c) {
+  uint64_t b = 0;
+  for (const auto& buf : c.request().buffers) b += buf.count * wire::elem_size(buf.type) + wire::kGuardElements * 4;
+  return b;
+}
+
+// Input elements of one call: what the checker's reference of a call reads.
+uint64_t input_elements(const LabCall& c) {
+  uint64_t n = 0;
+  for (const auto& buf : c.request().buffers)
+    if (buf.fill.kind != wire::FillKind::Poison) n += buf.count;
+  return std::max<uint64_t>(n, 1);
+}
+
+}  // namespace
+
+std::string StudentTiming::method() const {
+  return "CUDA events around " + std::to_string(batches) + " batches of " + std::to_string(reps) +
+         " calls back to back, the median batch's time per call; every call on inputs of its own, the L2 flushed before "
+         "each batch; bounded by the checker's own clock";
 }
 
 StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
                              const std::function<std::string(int rep, const LabCall&, const LabCallResult&)>& verify,
                              const StudentTimingConfig& cfg) {
   StudentTiming t;
-  std::vector<double> wall;
-  const int total = cfg.warmups + cfg.repeats;
-  // Every repetition is checked when its outputs are small (the sums: bytes). When they are
-  // large (a 400 MB transpose), bringing each back would cost more than the timing itself:
-  // which repetitions are checked is then drawn after each one ran, from a generator the
-  // runner cannot see: the first, the last, and each other with probability 1/4. An answer
-  // cached or skipped after the first repetition is then caught with high probability.
-  std::mt19937_64 draw(std::random_device{}());
-  auto returned_bytes = [](const LabCall& c) {
-    uint64_t b = 0;
-    for (const auto& buf : c.request().buffers)
-      if (buf.return_data) b += buf.count * wire::elem_size(buf.type);
-    return b;
+  std::mt19937_64 draw(std::random_device{}());  // which calls are checked: the runner cannot see it
+  int next_rep = 0;
+
+  // What one call takes, for how many fit in memory and how many get checked.
+  const LabCall first = make_call(0);
+  const uint64_t per_call_bytes = set_bytes(first);
+  uint64_t budget = cfg.memory_budget_bytes;
+  if (!budget) {
+    const uint64_t device = runner().hello().device.memory_bytes;
+    budget = device ? device / 2 : uint64_t(4) << 30;
+  }
+  const uint64_t checkable_calls = std::max<uint64_t>(cfg.verify_elements / input_elements(first), 1);
+  const int total_batches = cfg.batches + 2;  // about two warm-ups
+  const size_t others = size_t(std::max<int64_t>(1, int64_t(checkable_calls / uint64_t(total_batches)) - 2));
+
+  // One batch of `reps` calls; `all` checks every call. Returns false (t.problem set) when a
+  // call's output was wrong or the batch could not run.
+  auto run_batch = [&](int& reps, bool all, TimedBatch& out) -> bool {
+    for (int attempt = 0;; ++attempt) {
+      std::vector<LabCall> calls;
+      calls.reserve(size_t(reps));
+      for (int i = 0; i < reps; ++i) {
+        calls.push_back(make_call(next_rep + i));
+        calls.back().request().sync_after_launch = false;
+        calls.back().request().flush_l2 = cfg.flush_l2;
+      }
+      try {
+        out = run_timed_batch(calls, [&](size_t n) { return all ? std::vector<bool>(n, true) : calls_to_check(n, others, draw); });
+      } catch (const LabCallFailure& f) {
+        // The runner could not make every call's buffers: fewer calls, in a fresh runner.
+        if (f.kind == LabCallFailure::Kind::OutOfMemory && reps > 1 && attempt < 6) {
+          runner_discard();
+          reps = std::max(1, reps / 2);
+          continue;
+        }
+        runner_discard();  // a failed batch leaves the conversation mid-way: start afresh
+        t.problem = "timing stopped in the batch of calls " + std::to_string(next_rep + 1) + " to " +
+                    std::to_string(next_rep + reps) + ": " + f.what();
+        t.wrong_answer = f.kind != LabCallFailure::Kind::TimedOut;
+        return false;
+      }
+      for (int i = 0; i < reps; ++i) {
+        if (!out.results[size_t(i)]) continue;
+        if (std::string wrong = verify(next_rep + i, calls[size_t(i)], *out.results[size_t(i)]); !wrong.empty()) {
+          t.wrong_answer = true;
+          t.problem = wrong + " (timed call " + std::to_string(next_rep + i + 1) + ", with inputs of its own)";
+          return false;
+        }
+      }
+      next_rep += reps;
+      return true;
+    }
   };
-  struct Deferred {
-    int rep;
-    LabCall call;
-    LabCallResult result;
-  };
-  std::vector<Deferred> deferred;
-  // Every repetition's output is checked: no answer can be cached or skipped.
-  auto wrong_in = [&](int rep, const std::string& wrong) {
-    t.wrong_answer = true;
-    t.problem = wrong + " (timed repetition " + std::to_string(rep + 1) + " of " + std::to_string(total) +
-                ", with inputs of its own)";
-    return t;
-  };
-  for (int rep = 0; rep < total; ++rep) {
-    LabCall call = make_call(rep);
-    call.request().sync_after_launch = false;
-    call.request().flush_l2 = cfg.flush_l2;
-    TimedRepResult r;
-    try {
-      // Data inputs travel with the request; LabCall keeps them (see lab_call.cpp).
-      r = run_timed_rep(call, call.data_for_timing(), call.function(),
-                        [&] {
-                          return returned_bytes(call) <= (16u << 20) || rep == 0 || rep == total - 1 || draw() % 4 == 0;
-                        });
-    } catch (const LabCallFailure& f) {
-      runner_discard();  // a failed repetition leaves the conversation mid-way: start afresh
-      t.problem = std::string("timing stopped in repetition ") + std::to_string(rep + 1) + ": " + f.what();
-      t.wrong_answer = f.kind != LabCallFailure::Kind::TimedOut;
+
+  // Warm-ups: a few calls, then batches of the size the clock asks for until it settles.
+  const uint64_t by_memory = std::max<uint64_t>(1, budget / std::max<uint64_t>(per_call_bytes, 1));
+  int reps = int(std::min<uint64_t>(uint64_t(std::max(1, cfg.warmups)), by_memory));
+  TimedBatch b;
+  if (!run_batch(reps, true, b)) return t;
+  double est = clock_per_call_ms({reps, b.ms, b.wall_ms}, cfg.bound);
+  reps = batch_reps(est, per_call_bytes, budget, cfg.bound);
+  for (int warm = 0; warm < 3; ++warm) {
+    int used = reps;
+    if (!run_batch(used, false, b)) return t;
+    est = clock_per_call_ms({used, b.ms, b.wall_ms}, cfg.bound);
+    reps = batch_reps(est, per_call_bytes, budget, cfg.bound);
+    if (std::abs(reps - used) <= std::max(1, used / 4)) {
+      reps = used;
+      break;
+    }
+  }
+
+  std::vector<BatchTime> timed;
+  for (int k = 0; k < cfg.batches; ++k) {
+    if (!run_batch(reps, false, b)) return t;
+    if (b.threads_left > 0) {
+      t.problem = "time refused: your code left " + std::to_string(b.threads_left) +
+                  " host thread(s) running after it returned; work they do after the timing's stop event would count "
+                  "in neither clock";
       return t;
     }
-    // Small outputs are checked after the last repetition: a host reference between two
-    // repetitions would leave the GPU idle long enough to lower its clocks, and the next
-    // repetition would pay for it. Large ones (few, drawn) are checked now, to free them.
-    if (r.outputs && returned_bytes(call) <= (16u << 20)) {
-      deferred.push_back({rep, std::move(call), std::move(r.result)});
-    } else if (std::string wrong = r.outputs ? verify(rep, call, r.result) : ""; !wrong.empty()) {
-      return wrong_in(rep, wrong);
-    }
-    if (rep < cfg.warmups) continue;
-    t.all_ms.push_back(r.ms);
-    wall.push_back(r.wall_ms);
+    timed.push_back({reps, b.ms, b.wall_ms});
+    t.all_ms.push_back(reps > 0 ? b.ms / reps : 0);
   }
-  for (const auto& d : deferred)
-    if (std::string wrong = verify(d.rep, d.call, d.result); !wrong.empty()) return wrong_in(d.rep, wrong);
-  t.median_ms = median(t.all_ms);
-  t.wall_median_ms = median(wall);
-  // The checker's clock bounds the runner's: the events cannot take longer than the wall clock
-  // (1% and 0.05 ms of slack for the clocks' own resolution), nor far less than it (what the
-  // runner adds around the call, a few tens of microseconds, is allowed for generously).
-  for (size_t i = 0; i < t.all_ms.size(); ++i)
-    if (!(t.all_ms[i] >= 0) || t.all_ms[i] > wall[i] * 1.01 + 0.05) {
-      t.problem = "time refused: a repetition reported " + ms_text(t.all_ms[i]) + ", more than the " + ms_text(wall[i]) +
-                  " the checker's clock saw";
-      return t;
-    }
-  if (t.median_ms < 0.5 * t.wall_median_ms - 0.5) {
-    t.problem = "time refused: the median reported time, " + ms_text(t.median_ms) +
-                ", is far below the checker's own clock, " + ms_text(t.wall_median_ms);
-    return t;
-  }
-  if (cfg.floor_ms > 0 && t.median_ms < cfg.floor_ms) {
-    t.problem = "time refused: " + ms_text(t.median_ms) + " is below what the hardware allows (" + cfg.floor_what +
-                " takes at least " + ms_text(cfg.floor_ms) + ")";
+  t.reps = reps;
+  t.batches = int(timed.size());
+  const BoundVerdict v = judge_batches(timed, cfg.bound);
+  t.median_ms = v.per_call_ms;
+  t.wall_median_ms = v.clock_per_call_ms;
+  t.least_ms = v.least_ms;
+  if (!v.ok) {
+    t.problem = v.problem;
     return t;
   }
   t.ok = true;
   return t;
 }
 
-bool accept_student_timing(const StudentTiming& t, TimingReport& report) {
-  if (t.ok) return true;
-  if (t.wrong_answer) report.wrong_answer(t.problem);
-  else report.refused(t.problem);
+bool accept_student_timing(const StudentTiming& t, TimingReport& report, double floor_ms, const std::string& floor_what) {
+  if (!t.ok) {
+    if (t.wrong_answer) report.wrong_answer(t.problem);
+    else report.refused(t.problem);
+    return false;
+  }
+  if (floor_ms > 0 && t.median_ms < floor_ms) {
+    report.refused("time refused: " + ms_text(t.median_ms) + " is below what the hardware allows (" + floor_what +
+                   " takes at least " + ms_text(floor_ms) + ")");
+    return false;
+  }
+  return true;
+}
+
+bool student_processes_ended(TimingReport& report) {
+  if (end_student_processes()) return true;
+  report.status = "error";
+  report.rows.clear();
+  report.note = "timing stopped: a process of your code's outlived SIGKILL, so nothing the checker times itself "
+                "would be alone on the machine";
   return false;
+}
+
+std::string timing_method_note(const StudentTiming& t) {
+  return "yours: " + t.method() + ". The others: CUDA events, median of 20 after 3 warm-ups, L2 flushed before each, "
+         "measured once your code's processes had ended";
 }
 
 }  // namespace cudalab

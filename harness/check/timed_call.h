@@ -1,14 +1,20 @@
 // Timing the lab's code, as the checker can believe it. CUDA events must be recorded in the
-// process that launches, so the kernel runner times each repetition; the checker
-//   * gives every repetition fresh inputs (make_call(rep) uses a new seed) and checks its
-//     output (verify), so no answer can be cached or skipped; outputs over 16 MiB are checked
-//     in the first and last repetitions and in others drawn after they ran (timed_call.cpp);
-//   * holds its own clock around each repetition (from "go" to "done") and refuses a
-//     reported time above it, or far below it;
-//   * refuses a time below the physical floor (the bytes at 1.5 times the copy bandwidth
-//     measured in the same run, or the flops at three times cuBLAS's rate);
-//   * judges the outputs as they were at the runner's stop event (a snapshot taken right after
-//     it, on the same stream), so work a host thread finishes later counts for nothing.
+// process that launches, so the kernel runner times; the checker
+//   * runs the calls in batches of R back to back (timing_bound.h: R makes a batch last about
+//     20 ms on the checker's clock, memory allowing), every call on buffers of its own: fresh
+//     inputs from a seed of its own, poisoned outputs, all made before "go" with the L2 flushed
+//     after them, so no call finds its inputs cached and no answer can be reused;
+//   * checks the outputs of calls drawn after each batch ran (the first, the last and others at
+//     random; every call when the inputs are small), so a call skipped or answered from a cache
+//     is caught;
+//   * holds its own clock around each batch (from "go" to "done") and refuses a reported time
+//     above it, or below the clock's time less a fixed overhead, by more than 3% (timing_bound.h);
+//   * refuses a batch in which the lab's code left a host thread running (its work could run
+//     after the stop event and count in neither clock);
+//   * refuses a time below the physical floor (the bytes at 1.5 times the copy bandwidth, or the
+//     flops at three times cuBLAS's rate), measured after the runner is gone.
+// The baselines, the ceiling and the floor are measured by the checker itself only after the
+// student's runner and every process of its group are gone (end_student_processes()).
 // A refused time earns no speed points; the report says why.
 #pragma once
 #include <functional>
@@ -16,35 +22,53 @@
 #include <vector>
 
 #include "lab_call.h"
+#include "timing_bound.h"
 #include "timing_report.h"
 
 namespace cudalab {
 
 struct StudentTimingConfig {
-  int warmups = 3;
-  int repeats = 20;
+  int warmups = 3;                   // calls in the first warm-up batch (then one of R calls)
+  int batches = 5;                   // timed batches of R calls; the median batch counts
   bool flush_l2 = true;
-  double floor_ms = 0;          // the physical floor; 0: none
-  std::string floor_what;       // "256 MiB read at the copy bandwidth (2,955 GB/s)"
+  TimeBound bound;
+  uint64_t memory_budget_bytes = 0;  // GPU memory all of a batch's buffers may take (0: half the GPU's)
+  uint64_t verify_elements = uint64_t(1) << 31;  // input elements checked per timing, at most (roughly)
 };
 
 struct StudentTiming {
-  bool ok = false;              // measured and believed
-  std::string problem;          // why not: a wrong answer in repetition 7, a refused time, ...
-  bool wrong_answer = false;    // a repetition's output was wrong (problem says how)
-  double median_ms = 0;         // the runner's CUDA events
-  double wall_median_ms = 0;    // the checker's own clock
-  std::vector<double> all_ms;
+  bool ok = false;              // measured and believed (the floor aside: accept_student_timing)
+  std::string problem;          // why not: a wrong answer in call 7, a refused time, ...
+  bool wrong_answer = false;    // a call's output was wrong (problem says how)
+  double median_ms = 0;         // per call: the runner's events, median batch
+  double wall_median_ms = 0;    // per call: the checker's own clock less the overhead, median batch
+  double least_ms = 0;          // the least time per call the checker's clock allowed
+  int reps = 0;                 // calls per timed batch
+  int batches = 0;              // timed batches
+  std::vector<double> all_ms;   // per timed batch: the reported time per call
+  // "CUDA events around 5 batches of 155 calls (median batch) ..." for the report's note.
+  std::string method() const;
 };
 
-// make_call(rep) builds repetition rep's call (warm-ups included, rep counts from 0);
-// verify(rep, call, result) returns "" when the output is right, else what is wrong.
+// make_call(rep) builds call rep (warm-ups included; rep counts from 0 over the whole timing);
+// verify(rep, call, result) returns "" when its output is right, else what is wrong. Runs in
+// the current kernel runner; does not end it (end_student_processes() does).
 StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
                              const std::function<std::string(int rep, const LabCall&, const LabCallResult&)>& verify,
-                             const StudentTimingConfig& cfg);
+                             const StudentTimingConfig& cfg = {});
 
-// True when the timing is believed. Otherwise marks `report` "wrong_answer" (a repetition's
-// output was wrong) or "refused" (a bound was broken), with the reason, and returns false.
-bool accept_student_timing(const StudentTiming& t, TimingReport& report);
+// True when the timing is believed: t.ok and, when floor_ms > 0, t.median_ms at least the
+// physical floor (floor_what says what it is: "reading 256 MiB at 1.5 times the copy
+// bandwidth"). Otherwise marks `report` "wrong_answer" (a call's output was wrong) or
+// "refused" (a bound was broken), with the reason, and returns false.
+bool accept_student_timing(const StudentTiming& t, TimingReport& report, double floor_ms = 0,
+                           const std::string& floor_what = "");
+
+// Ends the student's processes (runner_session.h: end_student_processes()) before the checker's
+// own timings. False, with `report` marked "error", when a process of theirs outlived SIGKILL.
+bool student_processes_ended(TimingReport& report);
+
+// The report's note on method: the student's row, then the checker's own rows.
+std::string timing_method_note(const StudentTiming& t);
 
 }  // namespace cudalab

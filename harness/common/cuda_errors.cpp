@@ -4,8 +4,8 @@
 
 namespace cudalab {
 
-CudaFailure::CudaFailure(cudaError_t c, const std::string& message)
-    : std::runtime_error(message), code(c), context_lost(is_sticky(c)) {}
+CudaFailure::CudaFailure(cudaError_t c, const std::string& message, Where w)
+    : std::runtime_error(message), code(c), context_lost(is_sticky(c)), where(w) {}
 
 bool is_sticky(cudaError_t e) {
   switch (e) {
@@ -38,9 +38,14 @@ void set_sync_after_launch(bool on) { g_sync_after_launch = on; }
 bool sync_after_launch() { return g_sync_after_launch; }
 
 void check_call(cudaError_t status, const char* call, const char* file, int line) {
-  if (status != cudaSuccess)
-    throw CudaFailure(status, std::string(call) + " at " + file + ":" + std::to_string(line) +
-                                  " failed: " + describe(status));
+  if (status != cudaSuccess) {
+    CudaFailure f(status, std::string(call) + " at " + file + ":" + std::to_string(line) + " failed: " + describe(status),
+                  CudaFailure::Where::CudaCall);
+    f.call = call ? call : "";
+    f.file = file ? file : "";
+    f.line = line;
+    throw f;
+  }
 }
 
 void check_launch(const char* kernel, const char* file, int line) {
@@ -51,13 +56,23 @@ void check_launch(const char* kernel, const char* file, int line) {
     if (e == cudaErrorInvalidConfiguration)
       hint = " (a block holds at most 1024 threads, the grid needs at least one block, gridDim.y and "
              "gridDim.z may be at most 65,535, and a block may not ask for more shared memory than the GPU has)";
-    throw CudaFailure(e, std::string("launching ") + kernel + " at " + at + " failed: " + describe(e) + hint);
+    CudaFailure f(e, std::string("launching ") + kernel + " at " + at + " failed: " + describe(e) + hint,
+                  CudaFailure::Where::Launch);
+    f.kernel = kernel ? kernel : "";
+    f.file = file ? file : "";
+    f.line = line;
+    throw f;
   }
   if (!g_sync_after_launch) return;
   e = cudaDeviceSynchronize();
-  if (e != cudaSuccess)
-    throw CudaFailure(e, std::string("kernel ") + kernel + " (launched at " + at + ") failed while running: " +
-                             describe(e));
+  if (e != cudaSuccess) {
+    CudaFailure f(e, std::string("kernel ") + kernel + " (launched at " + at + ") failed while running: " + describe(e),
+                  CudaFailure::Where::KernelRun);
+    f.kernel = kernel ? kernel : "";
+    f.file = file ? file : "";
+    f.line = line;
+    throw f;
+  }
 }
 
 void finish_lab_call(const char* function) {
@@ -65,7 +80,8 @@ void finish_lab_call(const char* function) {
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess)
     throw CudaFailure(e, std::string(function) + " failed: " + describe(e) +
-                             " (add CUDALAB_CHECK_LAUNCH(\"name\") after each launch to find which kernel)");
+                             " (add CUDALAB_CHECK_LAUNCH(\"name\") after each launch to find which kernel)",
+                      CudaFailure::Where::LabCall);
 }
 
 }  // namespace cudalab

@@ -7,11 +7,16 @@
 
 namespace cudalab {
 
-// A failed CUDA call or launch. what() is a complete sentence for the report.
+// A failed CUDA call or launch. what() is a complete sentence for a student's own terminal;
+// the other fields say the same as data, which is all the checker repeats (protocol.h: Failure).
 struct CudaFailure : std::runtime_error {
+  enum class Where : uint8_t { Runner = 1, CudaCall = 2, Launch = 3, KernelRun = 4, LabCall = 5 };  // = wire::Cause
   cudaError_t code;
   bool context_lost;  // the error is sticky: nothing more can run in this process
-  CudaFailure(cudaError_t c, const std::string& message);
+  Where where = Where::Runner;
+  std::string call, kernel, file;  // CudaCall: the call as written; Launch/KernelRun: the kernel's name
+  int line = 0;
+  CudaFailure(cudaError_t c, const std::string& message, Where w = Where::Runner);
 };
 
 // Errors after which the CUDA context is unusable (the process must restart).

@@ -12,28 +12,13 @@ static uint64_t data_bytes(const wire::BufferSpec& b) { return b.count * wire::e
 
 void DeviceBuffers::release() {
   for (void* p : ptrs_) cudaFree(p);
-  for (void* p : shadows_) cudaFree(p);
   ptrs_.clear();
   bytes_.clear();
-  shadows_.clear();
-}
-
-void DeviceBuffers::snapshot_outputs(const wire::CallRequest& q) {
-  shadows_.resize(ptrs_.size(), nullptr);
-  snapped_ = true;
-  for (size_t i = 0; i < q.buffers.size(); ++i) {
-    if (q.buffers[i].fill.kind != wire::FillKind::Poison) continue;
-    const uint64_t bytes = data_bytes(q.buffers[i]) + wire::kGuardElements * 4;
-    if (!shadows_[i]) require(cudaMalloc(&shadows_[i], bytes), "allocating a snapshot of " + q.buffers[i].name);
-    require(cudaMemcpyAsync(shadows_[i], ptrs_[i], bytes, cudaMemcpyDeviceToDevice, 0),
-            "taking a snapshot of " + q.buffers[i].name);
-  }
 }
 
 void DeviceBuffers::prepare(const wire::CallRequest& q, const uint8_t* shm) {
   bool same = ptrs_.size() == q.buffers.size();
   for (size_t i = 0; same && i < q.buffers.size(); ++i) same = bytes_[i] == data_bytes(q.buffers[i]);
-  snapped_ = false;
   if (!same) {
     release();
     for (const auto& b : q.buffers) {
@@ -74,8 +59,7 @@ void DeviceBuffers::prepare(const wire::CallRequest& q, const uint8_t* shm) {
 void DeviceBuffers::write_back(const wire::CallRequest& q, uint8_t* shm, bool outputs) const {
   for (size_t i = 0; i < q.buffers.size(); ++i) {
     const auto& b = q.buffers[i];
-    const void* source = snapped_ && i < shadows_.size() && shadows_[i] ? shadows_[i] : ptrs_[i];
-    const uint8_t* p = static_cast<const uint8_t*>(source);
+    const uint8_t* p = static_cast<const uint8_t*>(ptrs_[i]);
     uint8_t* slot = shm + b.slot_offset;
     if (b.return_data && outputs) {
       require(cudaMemcpy(slot, p, data_bytes(b), cudaMemcpyDeviceToHost), "copying " + b.name + " back");

@@ -11,13 +11,12 @@ namespace cudalab::run {
 
 class DeviceBuffers {
  public:
+  DeviceBuffers() = default;
+  DeviceBuffers(const DeviceBuffers&) = delete;
+  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
   ~DeviceBuffers() { release(); }
   // Allocates (reusing the last call's memory when the shapes match) and fills every buffer.
   void prepare(const wire::CallRequest& q, const uint8_t* shm);
-  // Enqueues, on the legacy default stream, a copy of every output (elements and guards) as it
-  // is now; write_back then hands back that copy. A timed repetition takes it right after its
-  // stop event, so nothing written later (by a host thread the lab's code left working) counts.
-  void snapshot_outputs(const wire::CallRequest& q);
   // Copies returned elements (unless outputs is false) and every buffer's guards into its slot.
   void write_back(const wire::CallRequest& q, uint8_t* shm, bool outputs = true) const;
   const std::vector<void*>& pointers() const { return ptrs_; }
@@ -26,8 +25,6 @@ class DeviceBuffers {
  private:
   std::vector<void*> ptrs_;
   std::vector<uint64_t> bytes_;
-  std::vector<void*> shadows_;  // snapshot_outputs' copies, kept while the shapes stay the same
-  bool snapped_ = false;        // write_back hands back the snapshot (this call took one)
 };
 
 // Fills count elements at device pointer p from a Random fill (fill_gpu.cu or fill_cpu.cpp).

@@ -14,7 +14,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "cuda_errors.h"
 #include "cudalab/launch_check.h"
@@ -69,15 +71,35 @@ void guarded(wire::CallReply& reply, F&& body) {
     reply.outcome = wire::Outcome::CudaError;
     reply.message = f.what();
     reply.context_lost = f.context_lost;
+    reply.failure.cause = wire::Cause(uint8_t(f.where));
+    reply.failure.cuda_code = int32_t(f.code);
+    reply.failure.call = f.call;
+    reply.failure.kernel = f.kernel;
+    reply.failure.file = f.file;
+    reply.failure.line = f.line > 0 ? uint32_t(f.line) : 0;
   } catch (const BadRequest& e) {
     reply.outcome = wire::Outcome::BadRequest;
     reply.message = e.what();
+    reply.failure.cause = wire::Cause::BadRequest;
   } catch (const std::exception& e) {
     reply.outcome = wire::Outcome::Exception;
     reply.message = std::string("your code threw an exception: ") + e.what();
+    reply.failure.cause = wire::Cause::Exception;
   } catch (...) {
     reply.outcome = wire::Outcome::Exception;
     reply.message = "your code threw something that is not a std::exception";
+    reply.failure.cause = wire::Cause::OtherThrow;
+  }
+}
+
+// A CUDA failure while the lab's host function ran is the lab call's, unless it says better.
+template <class F>
+void as_lab_call(F&& body) {
+  try {
+    body();
+  } catch (CudaFailure& f) {
+    if (f.where == CudaFailure::Where::Runner) f.where = CudaFailure::Where::LabCall;
+    throw;
   }
 }
 
@@ -91,7 +113,9 @@ void call_entry(const wire::CallRequest& q, wire::CallReply& reply) {
   const unsigned threads_before = host_thread_count();
   launch_record_start();
   try {
-    call_lab_function(entry_function_name(), [&] { run_lab_host_code(q, args, [&] { call_lab_entry(args); }); });
+    as_lab_call([&] {
+      call_lab_function(entry_function_name(), [&] { run_lab_host_code(q, args, [&] { call_lab_entry(args); }); });
+    });
   } catch (...) {
     launch_record_stop();
     throw;
@@ -135,21 +159,56 @@ void serve_call(int sock, const wire::Frame& f) {
   send_reply(sock, wire::MessageType::CallReply, reply);
 }
 
-// One timed repetition: prepare, say ready, wait for "go", time the call with CUDA events on
-// the legacy default stream (every stream the lab's code makes is a blocking one, see
-// launch_record_gpu.cpp, so the stop event waits for work on all of them), say done, then
-// hand back what the checker asks for: the outputs (it checks this repetition) or only the
-// guards. It decides after "done", so the lab's code cannot know which repetitions count.
-void serve_timed_rep(int sock, const wire::Frame& f) {
+// A timed batch: R calls of the lab's host function back to back, each on buffers of its own
+// (fresh inputs from its own seed, outputs poisoned), all made before "ready" and the L2
+// flushed after them, so no call finds its inputs cached. On "go" the R calls run between two
+// CUDA events on the legacy default stream (every stream the lab's code makes is a blocking
+// one, see launch_record_gpu.cpp, so the stop event waits for work on all of them); "done"
+// carries the events' time for all R. Then the runner hands back, per repetition, what the
+// checker asks for: the outputs (it checks that repetition) or only the guards. It decides after
+// "done", so the lab's code cannot know which repetitions count. The checker's own clock runs
+// from "go" to "done" (check/timed_call.cpp): what is reported here is only believed within it.
+//
+// Nothing but the lab's calls runs between the events, and nothing of the runner's own between
+// "go" and "done" but recording the events, counting threads and the reply, so the checker's
+// clock bounds the lab's time tightly (check/timing_bound.h).
+std::vector<std::unique_ptr<DeviceBuffers>>& g_sets = *new std::vector<std::unique_ptr<DeviceBuffers>>;
+
+// For tests of that bound only: report the events' time times this factor (a runner that lies;
+// the checker must refuse a time below its clock's). The grader's jail never passes it on.
+double report_scale() {
+  static const double scale = [] {
+    const char* v = std::getenv("CUDALAB_TEST_REPORT_SCALE");
+    const double x = v ? std::atof(v) : 1.0;
+    return x > 0 ? x : 1.0;
+  }();
+  return scale;
+}
+
+void serve_timed_batch(int sock, const wire::Frame& f) {
   wire::Reader r(f.payload);
-  const wire::CallRequest q = wire::decode_request(r);
-  SharedMemory shm(f.fd, q.shm_bytes);
+  const std::vector<wire::CallRequest> reps = wire::decode_batch(r);
+  SharedMemory shm(f.fd, reps.front().shm_bytes);
+  for (const auto& q : reps)
+    if (q.shm_bytes != reps.front().shm_bytes) throw wire::ProtocolError("a batch's repetitions share one memory");
   wire::CallReply reply;
   bool prepared = false;
   guarded(reply, [&] {
-    g_buffers.prepare(q, shm.p);
-    if (q.flush_l2) flush_l2_cache();
-    require(cudaDeviceSynchronize(), "preparing a timed repetition");
+    if (int(reps.front().lab) != entry_lab_number())
+      throw BadRequest("this runner serves lab " + std::to_string(entry_lab_number()));
+    g_buffers.release();  // the checks' buffers: their memory is the batch's now
+    g_sets.resize(reps.size());  // kept from the last batch where the shapes match (prepare reuses them)
+    try {
+      for (size_t i = 0; i < reps.size(); ++i) {
+        if (!g_sets[i]) g_sets[i] = std::make_unique<DeviceBuffers>();
+        g_sets[i]->prepare(reps[i], shm.p);
+      }
+    } catch (...) {
+      g_sets.clear();  // out of memory, say: give it all back, the checker asks for fewer
+      throw;
+    }
+    if (reps.front().flush_l2) flush_l2_cache();
+    require(cudaDeviceSynchronize(), "preparing a timed batch");
     prepared = true;
   });
   if (!prepared) {
@@ -157,48 +216,59 @@ void serve_timed_rep(int sock, const wire::Frame& f) {
     send_reply(sock, wire::MessageType::RepDone, reply);
     return;
   }
+  cudaEvent_t start = nullptr, stop = nullptr;
+  guarded(reply, [&] {
+    require(cudaEventCreate(&start), "creating a timing event");
+    require(cudaEventCreate(&stop), "creating a timing event");
+  });
+  std::vector<EntryArgs> args(reps.size());
+  for (size_t i = 0; i < reps.size(); ++i) {
+    args[i].buffers = g_sets[i]->pointers();
+    args[i].request = &reps[i];
+  }
+  const unsigned threads_before = host_thread_count();
   wire::send_frame(sock, wire::MessageType::RepReady, "");
   wire::Frame go;
   if (!wire::receive_frame(sock, go, -1) || go.type != wire::MessageType::Go) throw wire::ProtocolError("expected go");
-  guarded(reply, [&] {
-    cudaEvent_t start, stop;
-    require(cudaEventCreate(&start), "creating a timing event");
-    require(cudaEventCreate(&stop), "creating a timing event");
-    // Nothing between the two events but the lab's own host function: the launch record is
-    // started before, and errors are looked at after (a synchronize here would be timed).
-    EntryArgs args;
-    args.buffers = g_buffers.pointers();
-    args.request = &q;
+  if (reply.outcome == wire::Outcome::Ok) guarded(reply, [&] {
+    // Nothing between the two events but the lab's own host function, R times: the launch
+    // record is started before, and errors are looked at after (a synchronize here would be timed).
     set_sync_after_launch(false);
     cudaGetLastError();
     launch_record_start();
     require(cudaEventRecord(start), "recording the start event");
     try {
-      run_lab_host_code(q, args, [&] { call_lab_entry(args); });
+      as_lab_call([&] {
+        for (size_t i = 0; i < reps.size(); ++i) run_lab_host_code(reps[i], args[i], [&] { call_lab_entry(args[i]); });
+      });
     } catch (...) {
       launch_record_stop();
       throw;
     }
     require(cudaEventRecord(stop), "recording the stop event");
     launch_record_stop();
-    g_buffers.snapshot_outputs(q);  // what the outputs hold at the stop event is what counts
+    // Counted while the GPU still works through the batch: a thread the lab's code left running
+    // could launch after the stop event, and its work would count for nothing in either clock.
+    const unsigned threads_after = host_thread_count();
+    reply.threads_left = threads_after > threads_before ? threads_after - threads_before : 0;
     require(cudaEventSynchronize(stop), "waiting for the stop event");
-    finish_lab_call(entry_function_name());  // the lab's own errors, named as in the checks
+    as_lab_call([&] { finish_lab_call(entry_function_name()); });  // the lab's own errors, named as in the checks
     float ms = 0;
     require(cudaEventElapsedTime(&ms, start, stop), "reading the timing events");
-    reply.ms = ms;
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
+    reply.ms = double(ms) * report_scale();
   });
   finish_reply(reply);
   send_reply(sock, wire::MessageType::RepDone, reply);
+  if (start) cudaEventDestroy(start);
+  if (stop) cudaEventDestroy(stop);
   if (reply.outcome != wire::Outcome::Ok) return;
   wire::Frame keep;
-  if (!wire::receive_frame(sock, keep, -1) || keep.type != wire::MessageType::Go || keep.payload.size() != 1)
+  if (!wire::receive_frame(sock, keep, -1) || keep.type != wire::MessageType::Go || keep.payload.size() != reps.size())
     throw wire::ProtocolError("expected what to hand back");
-  const bool outputs = keep.payload[0] != 0;
   wire::CallReply copied;
-  guarded(copied, [&] { g_buffers.write_back(q, shm.p, outputs); });
+  guarded(copied, [&] {
+    for (size_t i = 0; i < reps.size(); ++i) g_sets[i]->write_back(reps[i], shm.p, keep.payload[i] != 0);
+  });
   send_reply(sock, wire::MessageType::CallReply, copied);
 }
 
@@ -235,9 +305,10 @@ int serve() {
     wire::receive_frame(sock, f, -1);
     switch (f.type) {
       case wire::MessageType::Call: serve_call(sock, f); break;
-      case wire::MessageType::TimedRep: serve_timed_rep(sock, f); break;
+      case wire::MessageType::TimedRep: serve_timed_batch(sock, f); break;
       case wire::MessageType::Quit:
         g_buffers.release();
+        g_sets.clear();
         return 0;
       default: throw wire::ProtocolError("an unexpected message");
     }

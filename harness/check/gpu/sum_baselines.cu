@@ -75,7 +75,6 @@ SumTimingReport::SumTimingReport(size_t n, const std::string& size_note) : n_(n)
   report.size = "n = " + with_commas(n) + " floats (" + with_commas(bytes_ >> 20) + " MiB)" + size_note;
   report.note = "CUDA events, median of 20 after 3 warm-ups, L2 flushed before each";
   report.ceiling_name = "device-to-device copy (bytes read + written)";
-  report.ceiling_value = copy_bandwidth_gbs(bytes_);
   report.ceiling_unit = "GB/s";
 }
 
@@ -86,16 +85,16 @@ void SumTimingReport::add(const std::string& name, const std::string& role, doub
 }
 
 bool SumTimingReport::add_student(const StudentTiming& st, const std::string& name, const std::string& note) {
+  if (!student_processes_ended(report)) return false;
   if (!accept_student_timing(st, report)) return false;
+  report.ceiling_value = copy_bandwidth_gbs(bytes_);  // with no process of the student's alive
+  const double floor_ms = double(bytes_) / (1.5 * report.ceiling_value * 1e6);
+  if (!accept_student_timing(st, report, floor_ms,
+                             "reading " + with_commas(bytes_ >> 20) + " MiB at 1.5 times the copy bandwidth"))
+    return false;
+  report.note = timing_method_note(st);
   add(name, "student", st.median_ms, note);
   return true;
-}
-
-StudentTimingConfig SumTimingReport::student_config() const {
-  StudentTimingConfig c;
-  c.floor_ms = double(bytes_) / (1.5 * report.ceiling_value * 1e6);
-  c.floor_what = "reading " + with_commas(bytes_ >> 20) + " MiB at 1.5 times the copy bandwidth";
-  return c;
 }
 
 void SumTimingReport::add_comparisons(const std::vector<float>& input, const float* d_input) {

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "cuda_errors.h"
+#include "runner_session.h"
 #include "stats.h"
 
 namespace cudalab {
@@ -23,6 +24,7 @@ void flush_l2() {
 }
 
 Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg, const std::function<void()>& prepare) {
+  require_no_student_process("a baseline or ceiling on the GPU");  // nothing of the student's beside it
   cudaEvent_t start, stop;
   require(cudaEventCreate(&start), "cudaEventCreate");
   require(cudaEventCreate(&stop), "cudaEventCreate");
@@ -47,6 +49,7 @@ Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg, const
 }
 
 Timing time_host(const std::function<void()>& work, int repeats) {
+  require_no_student_process("one CPU core's time");
   Timing t;
   work();  // warm-up: page in the data
   for (int i = 0; i < repeats; ++i) {

@@ -20,6 +20,8 @@ struct Timing {
 
 // Times `work` (which enqueues GPU work on the default stream). `prepare`, if given, runs
 // before each repeat outside the timed region (restoring an input consumed in place, say).
+// The checker's own timings: they refuse to run while a kernel runner (the student's code) is
+// alive (runner_session.h: end_student_processes() first).
 Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg = {},
                 const std::function<void()>& prepare = nullptr);
 
