@@ -13,7 +13,8 @@ $(CONTRACT_TOOL): $(CONTRACT_SRCS) $(wildcard harness/contract/*.h)
 
 # $(call judge_contract,LAB,BACKEND,SOURCE,OBJECT): the object is removed when it breaks the
 # contract, so nothing links it and the next make judges it again.
-judge_contract = $(CONTRACT_TOOL) --lab $(1) --backend $(2) --header harness/include/cudalab/lab$(1).h --source $(3) $(4) || { rc=$$?; rm -f $(4); exit $$rc; }
+# A fifth argument, "sanitized", says the object was built with -fsanitize (CHECK=asan/race).
+judge_contract = $(CONTRACT_TOOL) --lab $(1) --backend $(2) --header harness/include/cudalab/lab$(1).h --source $(3) $(if $(filter sanitized,$(5)),--sanitized) $(4) || { rc=$$?; rm -f $(4); exit $$rc; }
 
 .PHONY: contract-tool
 contract-tool: $(CONTRACT_TOOL)

@@ -104,7 +104,7 @@ $(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu
 	@mkdir -p $$(@D)
 	$(SAY) "build $(f)$(if $(filter-out plain,$(1)), ($(1)))"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@
-	$(Q)$$(call judge_contract,$(patsubst lab%,%,$(firstword $(subst _, ,$(notdir $(f))))),cpu,$(f),$$@)
+	$(Q)$$(call judge_contract,$(patsubst lab%,%,$(firstword $(subst _, ,$(notdir $(f))))),cpu,$(f),$$@,$(if $(filter-out plain,$(1)),sanitized))
 )
 # Unit tests and fixtures link only the emulator.
 $(2)/tests/%: $(2)/gen/tests/cpu/%.o $(2)/lib/libcudalab_cpu.a
@@ -159,7 +159,7 @@ cpu-lab-runner: $$(call cpu_entry_obj,$$(LAB)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB
 	@mkdir -p $(dir $(OUT))
 	$(Q)$(CPU_PERL) harness/cpu/rewrite.pl $(SRC) $(OUT).cpu.cpp $(SRC)
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(or $(CPU_CHECK),plain)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
-	$(Q)$(call judge_contract,$(LAB),cpu,$(SRC),$(OUT).o)
+	$(Q)$(call judge_contract,$(LAB),cpu,$(SRC),$(OUT).o,$(if $(CPU_CHECK),sanitized))
 	$(Q)$(CPU_CXX) $(CPU_LINK) $(OUT).o $^ $(CPU_LIBS) -o $(OUT)
 cpu-lab-checker: $(CPU_OUT)/check/lab$(LAB)
 

@@ -127,6 +127,13 @@ const std::vector<std::string>& always_allowed(Backend backend) {
   return backend == Backend::cuda ? cuda : cpu;
 }
 
+const std::vector<std::string>& sanitizer_runtime() {
+  static const std::vector<std::string> names = {"__asan_*", "__ubsan_*", "__tsan_*", "__sanitizer_*", "__lsan_*",
+                                                 "__odr_asan_gen_*", "___asan_*", "__start_asan_globals",
+                                                 "__stop_asan_globals"};
+  return names;
+}
+
 const std::vector<std::string>& allowed_before_main() {
   static const std::vector<std::string> own = {
       "cudalab::note_source_file", "std::ios_base::Init::*", "std::ios_base_library_init", "__stack_chk_fail",

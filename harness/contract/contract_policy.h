@@ -15,6 +15,11 @@ namespace cudalab::contract {
 
 enum class Backend { cuda, cpu };
 
+// How the object was compiled: plain, or instrumented by a sanitizer (the CPU backend's
+// CHECK=asan and CHECK=race builds, never the grader's), whose runtime calls, constructors and
+// tables the compiler adds.
+enum class Build { plain, sanitized };
+
 // One group of names that a lab file may not call, and why, in a student's words.
 struct ForbiddenGroup {
   std::vector<std::string> patterns;  // "cudaMemcpy*", "dlopen"
@@ -37,6 +42,8 @@ LabContract read_lab_contract(int lab, const std::string& header_path);
 // Names every lab file may reference on this backend: launch machinery, C++ runtime support,
 // printing, math, the harness's CUDALAB_CHECK helpers.
 const std::vector<std::string>& always_allowed(Backend backend);
+// The sanitizers' runtime: what an instrumented object calls and defines of the compiler's own.
+const std::vector<std::string>& sanitizer_runtime();
 // Names a lab file's code may call while static initializers run (before main): the
 // compiler's own kernel registration, the harness header's note of the file name, iostream.
 const std::vector<std::string>& allowed_before_main();

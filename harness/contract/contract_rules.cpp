@@ -54,8 +54,17 @@ bool compiler_section(const ElfSection& s) {
   return false;
 }
 
-void judge_sections(const ElfObject& object, std::vector<Breach>& out) {
+// A sanitizer's constructors run at a priority (.init_array.00099) and its tables live in
+// sections of their own; both are judged as the compiler's only in an instrumented build.
+bool sanitizer_section(const ElfSection& s) {
+  return starts_with(s.name, ".init_array.") || starts_with(s.name, ".fini_array") || s.name == "asan_globals" ||
+         starts_with(s.name, ".rela.init_array.") || starts_with(s.name, ".rela.fini_array") ||
+         s.name == ".relaasan_globals" || s.name == ".rela.asan_globals" || starts_with(s.name, "__sancov");
+}
+
+void judge_sections(const ElfObject& object, Build build, std::vector<Breach>& out) {
   for (const auto& s : object.sections) {
+    if (build == Build::sanitized && sanitizer_section(s)) continue;
     bool code = (s.flags & SHF_EXECINSTR) != 0;
     bool plain_code_home = s.name == ".text" || starts_with(s.name, ".text.");
     if (compiler_section(s) && (!code || plain_code_home) && !(code && (s.flags & SHF_WRITE))) continue;
@@ -133,9 +142,11 @@ void judge_one_definition(const ElfObject& object, uint32_t index, Backend backe
            "rename it (or make it static), and call the real one if that is what you need");
 }
 
-void judge_definitions(const ElfObject& object, Backend backend, const LabContract& contract, std::vector<Breach>& out) {
+void judge_definitions(const ElfObject& object, Backend backend, const LabContract& contract, Build build,
+                       std::vector<Breach>& out) {
   for (uint32_t i = 0; i < object.symbols.size(); ++i) {
     const ElfSymbol& s = object.symbols[i];
+    if (build == Build::sanitized && matches_any(sanitizer_runtime(), s.name, s.name)) continue;
     if (s.defined() && s.global_or_weak() && s.type != STT_SECTION && s.type != STT_FILE)
       judge_one_definition(object, i, backend, contract, out);
   }
@@ -162,11 +173,13 @@ const ForbiddenGroup* group_of(const std::string& raw, const std::string& name) 
   return nullptr;
 }
 
-void judge_references(const ElfObject& object, Backend backend, const LabContract& contract, std::vector<Breach>& out) {
+void judge_references(const ElfObject& object, Backend backend, const LabContract& contract, Build build,
+                      std::vector<Breach>& out) {
   for (uint32_t i = 0; i < object.symbols.size(); ++i) {
     const ElfSymbol& s = object.symbols[i];
     if (s.defined() || s.name.empty() || !s.global_or_weak()) continue;
     std::string name = qualified(s);
+    if (build == Build::sanitized && matches_any(sanitizer_runtime(), s.name, name)) continue;
     if (matches_any(always_allowed(backend), s.name, name) || matches_any(contract.may_call, s.name, name)) continue;
     const ForbiddenGroup* group = group_of(s.name, name);
     std::string lab = "lab " + std::to_string(contract.lab);
@@ -190,7 +203,7 @@ std::optional<uint32_t> code_target(const ElfObject& object, const ElfRelocation
   return f ? f : std::optional<uint32_t>(UINT32_MAX);  // code, but no function there
 }
 
-void judge_initializers(const ElfObject& object, std::vector<Breach>& out) {
+void judge_initializers(const ElfObject& object, Build build, std::vector<Breach>& out) {
   std::vector<uint32_t> work;
   std::set<uint32_t> seen;
   auto reach = [&](std::optional<uint32_t> f, const std::string& from) {
@@ -204,8 +217,10 @@ void judge_initializers(const ElfObject& object, std::vector<Breach>& out) {
   };
   for (uint16_t section = 0; section < object.sections.size(); ++section) {
     const std::string& name = object.sections[section].name;
-    if (name == ".init_array")
+    bool sanitizer_table = build == Build::sanitized && sanitizer_section(object.sections[section]);
+    if (name == ".init_array" || sanitizer_table)
       for (const auto& r : object.relocations[section]) reach(code_target(object, r), "a static initializer");
+    if (sanitizer_table) continue;
     if (starts_with(name, ".fini_array") || starts_with(name, ".preinit_array") || starts_with(name, ".init_array.") ||
         starts_with(name, ".ctors") || starts_with(name, ".dtors"))
       out.push_back({BreachKind::runs_before_main, "section " + name, {},
@@ -219,7 +234,8 @@ void judge_initializers(const ElfObject& object, std::vector<Breach>& out) {
     for (const auto& r : object.relocations[fn.section]) {
       if (r.offset < fn.value || r.offset >= fn.value + std::max<uint64_t>(fn.size, 1)) continue;
       const ElfSymbol& t = object.symbols[r.symbol];
-      if (!t.defined() && !matches_any(allowed_before_main(), t.name, qualified(t)))
+      bool sanitizer_call = build == Build::sanitized && matches_any(sanitizer_runtime(), t.name, t.name);
+      if (!t.defined() && !sanitizer_call && !matches_any(allowed_before_main(), t.name, qualified(t)))
         out.push_back({BreachKind::runs_before_main, demangle(t.name), {qualified(fn)},
                        "a global of your file is initialised by code that runs before the harness starts, and that "
                        "code calls " + qualified(t),
@@ -231,12 +247,12 @@ void judge_initializers(const ElfObject& object, std::vector<Breach>& out) {
 
 }  // namespace
 
-std::vector<Breach> judge_object(const ElfObject& object, Backend backend, const LabContract& contract) {
+std::vector<Breach> judge_object(const ElfObject& object, Backend backend, const LabContract& contract, Build build) {
   std::vector<Breach> out;
-  judge_sections(object, out);
-  judge_definitions(object, backend, contract, out);
-  judge_references(object, backend, contract, out);
-  judge_initializers(object, out);
+  judge_sections(object, build, out);
+  judge_definitions(object, backend, contract, build, out);
+  judge_references(object, backend, contract, build, out);
+  judge_initializers(object, build, out);
   judge_lab_functions(object, contract, out);
   return out;
 }

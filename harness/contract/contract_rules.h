@@ -38,6 +38,7 @@ struct Breach {
   std::string instead;
 };
 
-std::vector<Breach> judge_object(const ElfObject& object, Backend backend, const LabContract& contract);
+std::vector<Breach> judge_object(const ElfObject& object, Backend backend, const LabContract& contract,
+                                 Build build = Build::plain);
 
 }  // namespace cudalab::contract

@@ -1,7 +1,10 @@
 // cudalab-contract: judges a lab file's compiled object against its lab's link contract.
 //
 //   cudalab-contract --lab 3 --backend cuda|cpu --header harness/include/cudalab/lab3.h
-//                    --source labs/lab3_multilevel_sum.cu build/cuda/labs/lab3.o
+//                    --source labs/lab3_multilevel_sum.cu [--sanitized] build/cuda/labs/lab3.o
+//
+// --sanitized: the object was built with -fsanitize (CHECK=asan/race on the CPU backend): the
+// sanitizer's own calls, constructors and tables are the compiler's. The grader never passes it.
 //
 // Exit status: 0 the object keeps the contract (nothing is printed), 1 it does not (each
 // broken rule printed for the student: the name, where the file uses it, why, what instead),
@@ -20,6 +23,7 @@ namespace {
 struct Options {
   int lab = 0;
   std::string backend, header, source, object;
+  bool sanitized = false;
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -34,6 +38,8 @@ bool parse(int argc, char** argv, Options& o) {
       if (!value(o.backend)) return false;
     } else if (a == "--header") {
       if (!value(o.header)) return false;
+    } else if (a == "--sanitized") {
+      o.sanitized = true;
     } else if (a == "--source") {
       if (!value(o.source)) return false;
     } else if (o.object.empty() && a.rfind("--", 0) != 0) {
@@ -52,13 +58,15 @@ int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
-                 "usage: cudalab-contract --lab N --backend cuda|cpu --header labN.h [--source file.cu] object.o\n");
+                 "usage: cudalab-contract --lab N --backend cuda|cpu --header labN.h [--source file.cu] [--sanitized] "
+                 "object.o\n");
     return 2;
   }
   try {
     LabContract contract = read_lab_contract(o.lab, o.header);
     ElfObject object = ElfObject::read(o.object);
-    auto breaches = judge_object(object, o.backend == "cuda" ? Backend::cuda : Backend::cpu, contract);
+    auto breaches = judge_object(object, o.backend == "cuda" ? Backend::cuda : Backend::cpu, contract,
+                                 o.sanitized ? Build::sanitized : Build::plain);
     if (breaches.empty()) return 0;
     std::fputs(format_breaches(breaches, contract, o.source).c_str(), stderr);
     return 1;
