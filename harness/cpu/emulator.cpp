@@ -1141,6 +1141,10 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
     detail::set_last_error(cudaErrorInvalidValue);
     return cudaErrorInvalidValue;
   }
+  if (cudaError_t lost = detail::device_failure(); lost != cudaSuccess) {
+    detail::set_last_error(lost);  // a kernel failed before: the context is lost, nothing more runs
+    return lost;
+  }
   ensure_altstack();
   // Launches from several host threads run one after another, as on CUDA's default stream.
   static std::mutex launch_mutex;

@@ -9,6 +9,9 @@ namespace cudalab_cpu::detail {
 void set_last_error(cudaError_t e);
 // A failure found while a kernel ran: returned by the next synchronizing call, as on a GPU.
 void set_pending_error(cudaError_t e, const std::string& text);
+// The kernel failure that broke the "device" (cudaSuccess: none): pending, or already reported
+// and sticky. Launches are refused from then on, as on a GPU whose context is lost.
+cudaError_t device_failure();
 // If addr lies in the guard region around a cudaMalloc allocation, writes where it lies
 // ("12 bytes past the end of a 4000-byte cudaMalloc allocation") and returns true. For the
 // fault handler: it never blocks.

@@ -107,7 +107,8 @@ bool map_with_guards(Allocation& a, char** data) {
   return true;
 }
 cudaError_t g_last = cudaSuccess;
-cudaError_t g_pending = cudaSuccess;
+cudaError_t g_pending = cudaSuccess;  // a kernel failed: the next call that waits for the device says so
+cudaError_t g_sticky = cudaSuccess;   // and from then on every such call, as on a GPU (cudaDeviceReset ends it)
 std::string g_pending_text;
 std::string g_failure_text;  // what cudaGetErrorString says for the last kernel failure
 cudaError_t g_failure_code = cudaSuccess;
@@ -117,13 +118,14 @@ cudaError_t record(cudaError_t e) {
   return e;
 }
 
-// A kernel failure is reported once, by the first call that waits for the device.
+// A kernel failure is reported by the first call that waits for the device, and by every one
+// after it: a GPU's context is lost after an illegal address or a failed launch, so lab code
+// cannot read the error away (cudaGetLastError) and go on as if its kernel had worked.
 cudaError_t take_pending() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  cudaError_t e = g_pending;
-  g_pending = cudaSuccess;
-  if (e != cudaSuccess) g_last = e;
-  return e;
+  if (g_pending != cudaSuccess) g_sticky = g_pending, g_pending = cudaSuccess;
+  if (g_sticky != cudaSuccess) g_last = g_sticky;
+  return g_sticky;
 }
 
 // The allocation holding p (nullptr: not device memory). Under g_mutex.
@@ -334,6 +336,10 @@ std::string kernels_end() {
 }
 
 void set_last_error(cudaError_t e) { g_last = e; }
+cudaError_t device_failure() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_pending != cudaSuccess ? g_pending : g_sticky;
+}
 void set_pending_error(cudaError_t e, const std::string& text) {
   std::lock_guard<std::mutex> lock(g_mutex);
   // Like an asynchronous kernel fault: the launch itself succeeded; the next call that waits
@@ -421,6 +427,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   return cudaSuccess;
 }
 cudaError_t cudaMemset(void* p, int value, size_t bytes) {
+  if (cudaError_t e = cudalab_cpu::detail::device_failure(); e != cudaSuccess) return record(e);
   if (bytes == 0) return cudaSuccess;
   if (!p) return record(cudaErrorInvalidValue);
   if (!range_ok(p, bytes)) return record(cudaErrorInvalidValue);
@@ -443,12 +450,14 @@ cudaError_t cudaThreadSynchronize() { return take_pending(); }
 cudaError_t cudaDeviceReset() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_pending = cudaSuccess;
+  g_sticky = cudaSuccess;
   g_last = cudaSuccess;
   return cudaSuccess;
 }
 cudaError_t cudaGetLastError() {
+  std::lock_guard<std::mutex> lock(g_mutex);
   cudaError_t e = g_last;
-  g_last = cudaSuccess;
+  g_last = g_sticky;  // a lost context stays lost
   return e;
 }
 cudaError_t cudaPeekAtLastError() { return g_last; }

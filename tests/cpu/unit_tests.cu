@@ -436,14 +436,21 @@ TEST_CASE("threads at different __syncthreads(): an error naming the block, coun
   CHECK(msg.find("32 threads (threadIdx.x 0-31) at tests/cpu/unit_tests.cu:" + std::to_string(kSplitFirst)) != std::string::npos);
   CHECK(msg.find("32 threads (threadIdx.x 32-63) at tests/cpu/unit_tests.cu:" + std::to_string(kSplitSecond)) != std::string::npos);
   CHECK(msg.find("block ") != std::string::npos);
-  // The emulator recovers: the next kernel runs.
+  // As on a GPU, the context is lost: every later wait says so, and no kernel runs, until
+  // cudaDeviceReset(); then the next kernel runs.
+  CHECK(cudaGetLastError() == cudaErrorLaunchFailure);
+  CHECK(cudaGetLastError() == cudaErrorLaunchFailure);
+  write_ids<<<1, 64>>>(d.p, 64);
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  CHECK(cudaDeviceReset() == cudaSuccess);
   write_ids<<<1, 64>>>(d.p, 64);
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(d.get()[63] == 63);
 }
 
 TEST_CASE("a warp shuffle some lane never reaches: an error naming the lanes and the line") {
   DeviceArray<int> d(32);
-  cudaGetLastError();  // clear what an earlier test left
+  cudaDeviceReset();  // clear what an earlier test left
   lane_returns<<<1, 32>>>(d.p);
   CHECK(cudaGetLastError() == cudaSuccess);  // the launch itself was fine, as on a GPU
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
@@ -451,7 +458,8 @@ TEST_CASE("a warp shuffle some lane never reaches: an error naming the lanes and
   std::string msg = cudaGetErrorString(cudaErrorLaunchFailure);
   CHECK(msg.find("lanes 0-30 wait in __shfl_down_sync at tests/cpu/unit_tests.cu:" + std::to_string(kShuffleLine)) != std::string::npos);
   CHECK(msg.find("lane 31 has already returned") != std::string::npos);
-  CHECK(cudaDeviceSynchronize() == cudaSuccess);  // reported once
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);  // and again: sticky, as on a GPU
+  cudaDeviceReset();
 }
 
 TEST_CASE("a barrier after some threads returned: proceeds (with a warning), as current GPUs do") {
@@ -519,13 +527,17 @@ TEST_CASE("__device__ and __constant__ variables with cudaMemcpyToSymbol / FromS
 __global__ void wild_store(float* p) { p[size_t(1) << 40] = 1.0f; }
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-TEST_CASE("a fault inside a kernel becomes cudaErrorIllegalAddress, and the process goes on") {
+TEST_CASE("a fault inside a kernel becomes cudaErrorIllegalAddress, and the process goes on after cudaDeviceReset") {
   DeviceArray<float> d(1);
   cudaGetLastError();
   wild_store<<<2, 32>>>(d.p);
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress)).find("wild_store") != std::string::npos);
-  cudaGetLastError();
+  // Lab code cannot read the error away and go on as if the kernel had worked: sticky.
+  CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK(cudaMemset(d.p, 0, 4) == cudaErrorIllegalAddress);
+  cudaDeviceReset();
   DeviceArray<int> ids(64);
   write_ids<<<2, 32>>>(ids.p, 64);
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
@@ -705,7 +717,7 @@ TEST_CASE("a store far past a cudaMalloc'd array is an illegal address naming ke
   CHECK(msg.find("store_past_end") != std::string::npos);
   CHECK(msg.find("thread 3 of block 1 wrote to memory 12000 bytes past the end of a 4000-byte cudaMalloc allocation") !=
         std::string::npos);
-  cudaGetLastError();
+  cudaDeviceReset();
   store_past_end<<<2, 32>>>(d.p, 999);  // in bounds: fine again
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
@@ -766,25 +778,25 @@ TEST_CASE("the lab's own allocations end at an inaccessible page: a step past ei
   });
   CHECK(reinterpret_cast<uintptr_t>(own) % 16 == 0);
   CHECK(reinterpret_cast<uintptr_t>(odd) % 16 == 0);
-  cudaGetLastError();
+  cudaDeviceReset();
   store_past_end<<<2, 32>>>(own, 8);  // faults: the next page is inaccessible
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
             .find("thread 3 of block 1 wrote to memory 0 bytes past the end of a 32-byte cudaMalloc allocation of yours") !=
         std::string::npos);
-  cudaGetLastError();
+  cudaDeviceReset();
   store_past_end<<<2, 32>>>(odd, 5);  // within the page: found after the launch
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
             .find("kernel store_past_end (launched at tests/cpu/unit_tests.cu:") != std::string::npos);
   CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
             .find("wrote to memory 0 bytes past the end of a 20-byte cudaMalloc allocation of yours") != std::string::npos);
-  cudaGetLastError();
+  cudaDeviceReset();
   store_past_end<<<2, 32>>>(odd, size_t(-1));  // one before the start, in the page's slack
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
             .find("4 bytes before the start of a 20-byte cudaMalloc allocation of yours") != std::string::npos);
-  cudaGetLastError();
+  cudaDeviceReset();
   store_past_end<<<2, 32>>>(odd, 4);  // the last element: fine, and the slack is poison again
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
   store_past_end<<<2, 32>>>(own, 7);
