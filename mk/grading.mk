@@ -1,7 +1,9 @@
 # Instructors' auto-grader (issue 4; grading/README.md).
 #
 #   make grade LAB=3 SUBMISSIONS=path/ [GRADES=grades] [BACKEND=cuda|cpu] [FORCE=1] [GRADE_ARGS=...]
-#   make gradescope LAB=3      build/grading/gradescope/lab3-autograder.zip
+#   make grader                build/grading/cudalab-grade and cudalab-jail (for the direct call)
+#   make grading-setup LAB=3   the grader and everything grading lab 3 needs (below)
+#   make gradescope LAB=3      build/grading/gradescope/lab3-autograder.zip, from the last commit
 #   make test-grading          the grader's tests (fixture submissions through the CPU backend)
 #
 # Needs (Debian): nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libssl-dev, and for the

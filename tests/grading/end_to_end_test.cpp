@@ -181,6 +181,11 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   auto zero = [&](const std::string& s) { return book.count(s) && book[s][1] == "0"; };
   auto verdict = [&](const std::string& s) { return book.count(s) ? book[s][3] : std::string("absent"); };
   auto messages = [&](const std::string& s) { return result(grades, s)["checks"].dump(); };
+  // Refused at link time by the lab's link contract (harness/contract, docs/link_contract.md):
+  // the file never ran, and its build log says why.
+  auto contract_refused = [&](const std::string& s) {
+    return verdict(s) == "build_failed" && result(grades, s)["build_log"].get<std::string>().find("link contract") != std::string::npos;
+  };
 
   CHECK(full("correct"));
   CHECK(full("flat_student"));
@@ -215,27 +220,35 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(verdict("piped") == "unreadable");
 
   // Issue 8's attacks on the process boundary: untouched stubs that try to forge the verdict,
-  // each graded to 0 points by the checker's own report.
+  // each graded to 0 points: by the checker's own report where it ran, and where the link
+  // contract refuses what it calls or defines, before it could run.
   for (const char* s : {"memory_scan", "interposed_libc", "ifunc_resolver", "harness_names", "argv_rewrite", "exit_frames",
                         "host_sum", "late_thread"}) {
-    CHECK_MESSAGE(verdict(s) == "graded", s);
+    const bool ran_or_refused = verdict(s) == "graded" || contract_refused(s);
+    CHECK_MESSAGE(ran_or_refused, s << ": " << verdict(s));
     CHECK_MESSAGE(zero(s), s << ": " << messages(s).substr(0, 600));
   }
-  CHECK_MESSAGE(messages("host_sum").find("host") != std::string::npos, messages("host_sum").substr(0, 600));
+  const std::string host_sum_words = messages("host_sum") + result(grades, "host_sum")["build_log"].get<std::string>();
+  CHECK_MESSAGE(host_sum_words.find("host") != std::string::npos, host_sum_words.substr(0, 600));
   // Every check the checker lists is there, once, whatever the runner did with its argv.
   CHECK(result(grades, "argv_rewrite")["checks"].size() == result(grades, "correct")["checks"].size());
   // Timing attacks: on the CPU backend timing is emulated and speed is not graded, so the
   // checks decide. Caching and a second stream are correct answers here (on a GPU they get no
-  // undeserved time); the forged cudaEventElapsedTime clashes with the emulator's own
-  // definition at link time (on a GPU the checker refuses the time).
-  CHECK(full("cached_answer"));
-  CHECK(full("second_stream"));
-  CHECK(verdict("forged_time") == "build_failed");
-  CHECK(zero("forged_time"));
+  // undeserved time), unless the link contract refuses the copies and streams they use; the
+  // forged cudaEventElapsedTime never links (on a GPU the checker refuses the time).
+  int timing_attacks_passed = 0;
   for (const char* s : {"cached_answer", "second_stream"}) {
+    if (contract_refused(s)) {
+      CHECK(zero(s));
+      continue;
+    }
+    CHECK_MESSAGE(full(s), s);
     CHECK(result(grades, s)["timing_status"] == "emulated");
     CHECK(result(grades, s)["student_ms"].is_null());
+    ++timing_attacks_passed;
   }
+  CHECK(verdict("forged_time") == "build_failed");
+  CHECK(zero("forged_time"));
 
   json oob = result(grades, "out_of_bounds");
   CHECK(check_status(oob, "one_full_block") == "pass");
@@ -287,7 +300,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
 
   json summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
   CHECK(summary["students"] == 34);
-  CHECK(summary["passed"] == 7);
+  CHECK(summary["passed"] == 5 + timing_attacks_passed);
   // What the class report reads: the lab's checks in order, and per student a pseudonym (the
   // same on the next run, never the name), each check's status, and the source as graded
   // (only for files that were read as source: not a binary, not a link).

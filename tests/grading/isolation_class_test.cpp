@@ -226,6 +226,14 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   auto rule = [&](const std::string& s) { return results.count(s) ? results[s].value("rule", "") : ""; };
   auto points = [&](const std::string& s) { return book.count(s) ? std::stod(book[s][1]) : -1; };
   auto feedback = [&](const std::string& s) { return contents(lab / "students" / s / "feedback.md"); };
+  // An attack the lab's link contract refuses (it calls what a lab file may not: open, fork,
+  // signals; docs/link_contract.md) never runs: 0 points, the contract's reason in its build
+  // log. What it would have tried at run time is then the jail's own tests' (jail_test.cpp).
+  auto contract_refused = [&](const std::string& s) {
+    const bool refused = verdict(s) == "build_failed" && results[s].value("build_log", "").find("link contract") != std::string::npos;
+    if (refused) MESSAGE(s << " is refused by the link contract before it runs: its run-time checks are left out");
+    return refused;
+  };
 
   // Text the compiler reads differently from the old rules, #line, assembly and probes.
   const std::map<std::string, std::string> rejected = {
@@ -265,6 +273,10 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
 
   // The spies: each kind of leak would have failed one small check.
   for (const char* spy : {"spy_a", "spy_b"}) {
+    if (contract_refused(spy)) {
+      CHECK(points(spy) == 0);
+      continue;
+    }
     CHECK_MESSAGE(verdict(spy) == "graded", spy);
     for (size_t i = 0; i < std::size(kSmallChecks); ++i)
       CHECK_MESSAGE(check_status(results[spy], kSmallChecks[i]) == "pass", spy << " " << kSpyLeak[i] << " (check "
@@ -291,21 +303,26 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   // a quiet student with a build of the same size.
   const double quiet = results["probe_pasted"]["seconds"].get<double>();
   const double sleeper = results["sleeper"]["seconds"].get<double>(), flooder = results["flooder"]["seconds"].get<double>();
-  MESSAGE("hang and flood: the sleeper took " << sleeper << " s (build and run) with a " << kRunTimeout << " s run limit and a "
+  if (verdict("sleeper") == "graded" || verdict("flooder") == "graded")
+    MESSAGE("hang and flood: the sleeper took " << sleeper << " s (build and run) with a " << kRunTimeout << " s run limit and a "
                                                << kCheckTimeout << " s check limit, the flooder " << flooder
                                                << " s, a quiet student " << quiet << " s; the class of " << results.size()
                                                << " took " << class_seconds << " s");
-  CHECK(verdict("sleeper") == "graded");
   CHECK(points("sleeper") == 0);
-  for (const auto& c : results["sleeper"]["checks"]) CHECK_MESSAGE(c["status"] == "error", c["id"]);
-  CHECK(results["sleeper"].value("reason", "").find("time allowed for the whole run") != std::string::npos);
-  CHECK(sleeper >= kRunTimeout);
-  CHECK(sleeper <= quiet + kRunTimeout + 8);
-  CHECK(verdict("flooder") == "graded");
-  for (const char* c : kSmallChecks) CHECK_MESSAGE(check_status(results["flooder"], c) == "pass", "flooder " << c);
-  CHECK(results["flooder"].value("reason", "x") == "");
-  CHECK(results["flooder"]["notes"].dump().find("only the beginning was kept") != std::string::npos);
-  CHECK(flooder < quiet + kRunTimeout);
+  if (!contract_refused("sleeper")) {
+    CHECK(verdict("sleeper") == "graded");
+    for (const auto& c : results["sleeper"]["checks"]) CHECK_MESSAGE(c["status"] == "error", c["id"]);
+    CHECK(results["sleeper"].value("reason", "").find("time allowed for the whole run") != std::string::npos);
+    CHECK(sleeper >= kRunTimeout);
+    CHECK(sleeper <= quiet + kRunTimeout + 8);
+  }
+  if (!contract_refused("flooder")) {
+    CHECK(verdict("flooder") == "graded");
+    for (const char* c : kSmallChecks) CHECK_MESSAGE(check_status(results["flooder"], c) == "pass", "flooder " << c);
+    CHECK(results["flooder"].value("reason", "x") == "");
+    CHECK(results["flooder"]["notes"].dump().find("only the beginning was kept") != std::string::npos);
+    CHECK(flooder < quiet + kRunTimeout);
+  }
 
   // Nothing leaked. No line of the reference, no root-only secret, no grader path, anywhere a
   // student or the instructor reads; no control byte either.

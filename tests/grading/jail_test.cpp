@@ -401,7 +401,9 @@ int in_plain_chroot(bool with_mounts, const std::vector<std::string>& jail_args,
       if (fs::is_symlink(l, ec)) fs::create_symlink(fs::read_symlink(l), ch + l, ec);
       else if (fs::is_directory(l, ec)) bind(l, l);
     }
-    bind((kRepo / "build/grading").string(), (kRepo / "build/grading").string());
+    // The jail itself, copied (the checkout may lie under /tmp, which the chroot's own covers).
+    fs::create_directories(ch + "/jail");
+    fs::copy_file(kRepo / "build/grading/cudalab-jail", ch + "/jail/cudalab-jail");
     fs::create_directories(ch + "/tmp");
     ::chmod((ch + "/tmp").c_str(), 01777);
     if (with_mounts) {
@@ -419,7 +421,7 @@ int in_plain_chroot(bool with_mounts, const std::vector<std::string>& jail_args,
     if (jail == 0) {
       if (::unshare(CLONE_NEWNS) != 0 || ::chroot(ch.c_str()) != 0 || ::chdir("/") != 0) _exit(124);
       std::vector<char*> argv;
-      const std::string program = (kRepo / "build/grading/cudalab-jail").string();
+      const std::string program = "/jail/cudalab-jail";
       argv.push_back(const_cast<char*>(program.c_str()));
       for (const auto& a : jail_args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
