@@ -166,8 +166,12 @@ bool student_processes_ended(TimingReport& report) {
 }
 
 std::string timing_method_note(const StudentTiming& t) {
-  return "yours: " + t.method() + ". The others: CUDA events, median of 20 after 3 warm-ups, L2 flushed before each, "
-         "measured once your code's processes had ended";
+  char clock[160];
+  std::snprintf(clock, sizeof clock, " (per call: %.4f ms reported, %.4f ms on the checker's clock, at least %.4f ms accepted)",
+                t.median_ms, t.wall_median_ms, t.least_ms);
+  return "yours: " + t.method() + clock +
+         ". The others: CUDA events, median of 20 after 3 warm-ups, L2 flushed before each, measured once your code's "
+         "processes had ended";
 }
 
 }  // namespace cudalab

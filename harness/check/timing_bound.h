@@ -35,7 +35,7 @@ struct TimeBound {
   double clock_slack = 0.005, clock_slack_ms = 0.02;
   // How long a batch should take on the checker's clock, and the most calls one may make.
   double target_batch_ms = 20;
-  int max_reps = 4096;
+  int max_reps = 8192;
 };
 
 struct BatchTime {

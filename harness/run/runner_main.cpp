@@ -164,9 +164,9 @@ void serve_call(int sock, const wire::Frame& f) {
 // flushed after them, so no call finds its inputs cached. On "go" the R calls run between two
 // CUDA events on the legacy default stream (every stream the lab's code makes is a blocking
 // one, see launch_record_gpu.cpp, so the stop event waits for work on all of them); "done"
-// carries the events' time for all R. Then the runner hands back, per repetition, what the
-// checker asks for: the outputs (it checks that repetition) or only the guards. It decides after
-// "done", so the lab's code cannot know which repetitions count. The checker's own clock runs
+// carries the events' time for all R. Then the runner hands back the outputs and guards of the
+// calls the checker asks for (those it checks). It decides after "done", so the lab's code
+// cannot know which calls count. The checker's own clock runs
 // from "go" to "done" (check/timed_call.cpp): what is reported here is only believed within it.
 //
 // Nothing but the lab's calls runs between the events, and nothing of the runner's own between
@@ -267,7 +267,8 @@ void serve_timed_batch(int sock, const wire::Frame& f) {
     throw wire::ProtocolError("expected what to hand back");
   wire::CallReply copied;
   guarded(copied, [&] {
-    for (size_t i = 0; i < reps.size(); ++i) g_sets[i]->write_back(reps[i], shm.p, keep.payload[i] != 0);
+    for (size_t i = 0; i < reps.size(); ++i)
+      if (keep.payload[i]) g_sets[i]->write_back(reps[i], shm.p);  // only the calls the checker checks
   });
   send_reply(sock, wire::MessageType::CallReply, copied);
 }
