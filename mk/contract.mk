@@ -13,8 +13,9 @@ $(CONTRACT_TOOL): $(CONTRACT_SRCS) $(wildcard harness/contract/*.h)
 
 # $(call judge_contract,LAB,BACKEND,SOURCE,OBJECT): the object is removed when it breaks the
 # contract, so nothing links it and the next make judges it again.
-# A fifth argument, "sanitized", says the object was built with -fsanitize (CHECK=asan/race).
-judge_contract = $(CONTRACT_TOOL) --lab $(1) --backend $(2) --header harness/include/cudalab/lab$(1).h --source $(3) $(if $(filter sanitized,$(5)),--sanitized) $(4) || { rc=$$?; rm -f $(4); exit $$rc; }
+# OBJECT.breaches lists the broken rules as data ("kind<TAB>symbol"), for the grader; it exists
+# only when a rule is broken. A fifth argument, "sanitized", says the object was built with -fsanitize (CHECK=asan/race).
+judge_contract = $(CONTRACT_TOOL) --lab $(1) --backend $(2) --header harness/include/cudalab/lab$(1).h --source $(3) $(if $(filter sanitized,$(5)),--sanitized) --breaches $(4).breaches $(4) || { rc=$$?; rm -f $(4); exit $$rc; }
 
 .PHONY: contract-tool
 contract-tool: $(CONTRACT_TOOL)
@@ -26,3 +27,17 @@ TEST_TARGETS += test-contract
 test-contract: $(CONTRACT_TOOL)
 	@echo "== the link contract: attacks refused, honest code accepted, on both backends"
 	@tests/contract/run_contract_tests.sh $(CONTRACT_TOOL) $(if $(shell command -v $(NVCC) 2>/dev/null),$(NVCC))
+
+# The attackers graded as a class by the real grader, as root, on the CPU backend: one of each
+# route (the harness's internals, a C-library name, a host copy, the emulator's controls, a
+# macro-made timer, code before main) gets 0 points and the contract's reason; a reference copy
+# beside them gets every point. `tests/contract/grade_attacks.sh GRADER cuda` grades them all on
+# a GPU machine.
+TEST_TARGETS += test-contract-grading
+CONTRACT_GRADED_ATTACKS := lab3_calls_launch_record lab3_defines_send lab3_memcpy2d_to_host lab3_schedule_off \
+                           lab3_event_time_by_macro lab3_constructor_before_main
+.PHONY: test-contract-grading
+test-contract-grading: $(GRADER) $(JAIL) | cpu-build-all
+	@echo "== the link contract's attackers graded as a class (CPU backend, as root)"
+	@if [ "$$(id -u)" -ne 0 ]; then echo "SKIP  attack class: the grader's jail needs root"; \
+	 else tests/contract/grade_attacks.sh $(GRADER) cpu $(CONTRACT_GRADED_ATTACKS); fi

@@ -58,7 +58,7 @@ std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, cons
 
   if (r.verdict != kGraded) {
     o << "## " << verdict_heading(r) << "\n\n" << r.reason << "\n\n";
-    if (r.verdict == kBuildFailed && !r.build_log.empty())
+    if ((r.verdict == kBuildFailed || r.rule == "link_contract") && !r.build_log.empty())
       o << "The compiler said:\n\n```\n" << clip_text(r.build_log, 8 << 10) << "```\n\n";
     if (r.verdict != kNoSubmission)
       o << "Fix this and submit again: your checks run as soon as the file is accepted.\n\n";

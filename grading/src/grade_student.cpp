@@ -295,8 +295,17 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   if (!b.started) throw std::runtime_error("a student's build jail could not start: " + b.start_error);
   if (b.timed_out) return stop(ctx, r, kBuildFailed, "Compiling your file took longer than the limit.");
   if (b.memory_limit_hit) return stop(ctx, r, kBuildFailed, "Compiling your file needed more memory than the limit.");
-  if (b.exit_code != 0 || b.term_signal != 0 || !fs::exists(runner))
+  if (b.exit_code != 0 || b.term_signal != 0 || !fs::exists(runner)) {
+    // The link contract's verdict is data its tool leaves beside the object (mk/contract.mk).
+    std::error_code no_file;
+    const auto breaches = fs::file_size(fs::path(runner.string() + ".o.breaches"), no_file);
+    if (!no_file && breaches > 0)
+      return stop(ctx, r, kRejected,
+                  "Your file breaks the lab's link contract: it defines or calls something a lab file may not. "
+                  "The messages below name each one, where your file uses it, why, and what to write instead.",
+                  "link_contract");
     return stop(ctx, r, kBuildFailed, "Your file does not compile. The compiler's messages are below.");
+  }
 
   // The object is checked too: what the source rules cannot see (macros, mangled names).
   const fs::path object = fs::path(runner.string() + ".o");

@@ -46,7 +46,7 @@ nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, con
   std::string output = r.verdict == kGraded
                            ? (s.correct ? "Every check passed." : "Some checks did not pass: see each test below.")
                            : r.reason;
-  if (r.verdict == kBuildFailed && !r.build_log.empty()) output += "\n\n" + r.build_log;
+  if ((r.verdict == kBuildFailed || r.rule == "link_contract") && !r.build_log.empty()) output += "\n\n" + r.build_log;
   for (const auto& n : r.notes) output += "\n- " + n;
   json out = {{"score", s.total},
               {"execution_time", int(std::lround(r.seconds))},

@@ -1,7 +1,8 @@
 // cudalab-contract: judges a lab file's compiled object against its lab's link contract.
 //
 //   cudalab-contract --lab 3 --backend cuda|cpu --header harness/include/cudalab/lab3.h
-//                    --source labs/lab3_multilevel_sum.cu [--sanitized] build/cuda/labs/lab3.o
+//                    --source labs/lab3_multilevel_sum.cu [--sanitized] [--breaches FILE]
+//                    build/cuda/labs/lab3.o
 //
 // --sanitized: the object was built with -fsanitize (CHECK=asan/race on the CPU backend): the
 // sanitizer's own calls, constructors and tables are the compiler's. The grader never passes it.
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <string>
 
 #include "contract_report.h"
@@ -23,6 +25,7 @@ namespace {
 struct Options {
   int lab = 0;
   std::string backend, header, source, object;
+  std::string breaches_file;  // --breaches: one "kind<TAB>symbol" line per broken rule, for programs
   bool sanitized = false;
 };
 
@@ -38,6 +41,8 @@ bool parse(int argc, char** argv, Options& o) {
       if (!value(o.backend)) return false;
     } else if (a == "--header") {
       if (!value(o.header)) return false;
+    } else if (a == "--breaches") {
+      if (!value(o.breaches_file)) return false;
     } else if (a == "--sanitized") {
       o.sanitized = true;
     } else if (a == "--source") {
@@ -49,6 +54,14 @@ bool parse(int argc, char** argv, Options& o) {
     }
   }
   return o.lab > 0 && (o.backend == "cuda" || o.backend == "cpu") && !o.header.empty() && !o.object.empty();
+}
+
+// The verdict as data for the grader: the file exists only when a rule is broken.
+void write_breaches(const std::vector<cudalab::contract::Breach>& breaches, const std::string& path) {
+  std::remove(path.c_str());
+  if (breaches.empty()) return;
+  std::ofstream out(path);
+  for (const auto& b : breaches) out << cudalab::contract::breach_kind_name(b.kind) << '\t' << b.symbol << '\n';
 }
 
 }  // namespace
@@ -67,6 +80,7 @@ int main(int argc, char** argv) {
     ElfObject object = ElfObject::read(o.object);
     auto breaches = judge_object(object, o.backend == "cuda" ? Backend::cuda : Backend::cpu, contract,
                                  o.sanitized ? Build::sanitized : Build::plain);
+    if (!o.breaches_file.empty()) write_breaches(breaches, o.breaches_file);
     if (breaches.empty()) return 0;
     std::fputs(format_breaches(breaches, contract, o.source).c_str(), stderr);
     return 1;

@@ -184,7 +184,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   // Refused at link time by the lab's link contract (harness/contract, docs/link_contract.md):
   // the file never ran, and its build log says why.
   auto contract_refused = [&](const std::string& s) {
-    return verdict(s) == "build_failed" && result(grades, s)["build_log"].get<std::string>().find("link contract") != std::string::npos;
+    return verdict(s) == "rejected" && result(grades, s)["rule"] == "link_contract" &&
+           result(grades, s)["build_log"].get<std::string>().find("link contract") != std::string::npos;
   };
 
   CHECK(full("correct"));
@@ -247,7 +248,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
     CHECK(result(grades, s)["student_ms"].is_null());
     ++timing_attacks_passed;
   }
-  CHECK(verdict("forged_time") == "build_failed");
+  CHECK(contract_refused("forged_time"));
   CHECK(zero("forged_time"));
 
   json oob = result(grades, "out_of_bounds");

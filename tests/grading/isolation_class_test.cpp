@@ -230,7 +230,8 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   // signals; docs/link_contract.md) never runs: 0 points, the contract's reason in its build
   // log. What it would have tried at run time is then the jail's own tests' (jail_test.cpp).
   auto contract_refused = [&](const std::string& s) {
-    const bool refused = verdict(s) == "build_failed" && results[s].value("build_log", "").find("link contract") != std::string::npos;
+    const bool refused = verdict(s) == "rejected" && results[s].value("rule", "") == "link_contract" &&
+                         results[s].value("build_log", "").find("link contract") != std::string::npos;
     if (refused) MESSAGE(s << " is refused by the link contract before it runs: its run-time checks are left out");
     return refused;
   };
