@@ -102,9 +102,11 @@ fi
 
 if [ "$mode" = full ] || [ "$mode" = final ]; then
   log "grading on the GPU: the lab 1 fixture class (attacks included), as root"
-  # The grader's libraries that this machine lacks travel in .carry/gpu (Debian's toml++ and
-  # OpenSSL headers, a static libcrypto): see the closing notes.
-  export CPATH="$PWD/.carry/gpu/usr/include" LIBRARY_PATH="$PWD/.carry/gpu/usr/lib/x86_64-linux-gnu"
+  # The grader's libraries that this machine lacks travel in .carry/deps, as for
+  # tools/gpu_grading.sh (Debian's toml++, CLI11, nlohmann-json and OpenSSL headers, a static
+  # libcrypto: apt-get download, then dpkg -x into .carry/deps).
+  export CPATH="$PWD/.carry/deps/usr/include:$PWD/.carry/deps/usr/include/x86_64-linux-gnu"
+  export LIBRARY_PATH="$PWD/.carry/deps/usr/lib/x86_64-linux-gnu"
   rm -rf /tmp/gpu-grades /tmp/gpu-grading-work
   s=$(date +%s)
   timeout 400 make -j16 grade LAB=1 BACKEND=cuda SUBMISSIONS=tests/grading/fixtures/lab1 GRADES=/tmp/gpu-grades \
