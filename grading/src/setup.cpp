@@ -46,11 +46,13 @@ std::string closed_folder_above(const fs::path& p) {
 // student's uid may have met a folder it cannot enter.
 std::string jail_advice(const GradingContext& ctx) {
   if (!ctx.jailed) return "";
-  std::string advice =
-      "\nEach student's build and run goes through " + ctx.jail_program +
-      " as a uid of their own. It needs root and a kernel that allows namespaces and mounts; in a container or "
-      "chroot that refuses them, grade with --allow-degraded (each student still runs as their own uid, with "
-      "limits: grading/README.md, \"Trust model\").";
+  std::string advice = "\nEach student's build and run goes through " + ctx.jail_program +
+                       " as a uid of their own. It needs root and a kernel that allows namespaces and mounts; ";
+  advice += ctx.allow_degraded
+                ? "with --allow-degraded it runs without them where they are refused, so what it said above is what "
+                  "stopped it (grading/README.md, \"Trust model\")."
+                : "in a container or chroot that refuses them, grade with --allow-degraded (each student still runs as "
+                  "their own uid, with limits: grading/README.md, \"Trust model\").";
   for (const fs::path& p : {ctx.repo, ctx.work}) {
     if (!ctx.allow_degraded) break;  // with namespaces, each jail shows the folders it needs
     const std::string closed = closed_folder_above(p);
