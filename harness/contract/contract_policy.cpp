@@ -67,7 +67,7 @@ const std::vector<std::string> kCudaLaunchMachinery = {
 const std::vector<std::string> kCpuLaunchMachinery = {
     "cudalab_cpu::launch_kernel", "cudalab_cpu::block_barrier", "cudalab_cpu::warp_collective",
     "cudalab_cpu::active_mask",   "cudalab_cpu::kernel_return", "cudalab_cpu::trap",
-    "cudalab_cpu::warp_turn",     "threadIdx",                  "blockIdx",
+    "cudalab_cpu::warp_turn",     "cudalab_cpu::dynamic_smem_base", "threadIdx", "blockIdx",
     "blockDim",                   "gridDim"};
 
 std::vector<std::string> joined(std::initializer_list<const std::vector<std::string>*> lists) {
