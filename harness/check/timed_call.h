@@ -17,6 +17,7 @@
 // student's runner and every process of its group are gone (end_student_processes()).
 // A refused time earns no speed points; the report says why.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
