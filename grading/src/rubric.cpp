@@ -40,7 +40,7 @@ double Rubric::speed_fraction_vs_naive(double speedup, double reference_speedup)
 
 double Rubric::speed_points_for(double fraction) const {
   if (speed_points <= 0 || !(fraction > 0)) return 0;
-  return std::round(speed_points * std::min(1.0, fraction) * 100) / 100;
+  return std::min(speed_points, step * std::round(speed_points * std::min(1.0, fraction) / step));
 }
 
 Rubric parse_rubric(const std::string& text, const std::string& source_name) {
@@ -86,6 +86,8 @@ Rubric parse_rubric(const std::string& text, const std::string& source_name) {
   r.full_at = number(t["speed"]["full_points_at"], "speed.full_points_at", r.full_at);
   r.zero_at = number(t["speed"]["no_points_at"], "speed.no_points_at", 10);
   r.curve = t["speed"]["curve"].value_or(std::string("log"));
+  r.step = number(t["speed"]["step"], "speed.step", r.step);
+  if (!(r.step > 0)) fail("speed.step must be > 0 (points are given in steps of it)");
   if (r.speed_points < 0) fail("speed.points must be >= 0");
   if (!(r.full_at >= 1 && r.zero_at > r.full_at)) fail("speed needs 1 <= full_points_at < no_points_at");
   if (r.curve != "log" && r.curve != "linear") fail("speed.curve must be \"log\" or \"linear\"");

@@ -79,16 +79,20 @@ Score score(const StudentResult& r, const Rubric& rubric) {
                       *r.student_ms, sp.speedup, sp.reference_speedup);
         sp.note = buf;
         std::snprintf(buf, sizeof buf,
-                      "no points at the naive kernel's speed, full points within %.2gx of the reference's, %s in between",
-                      rubric.full_at, rubric.curve == "log" ? "on a log scale (each halving of time counts the same)" : "linearly");
+                      "no points at the naive kernel's speed, full points within %.2gx of the reference's, %s in between, "
+                      "in steps of %g points (coarser than the timing's noise)",
+                      rubric.full_at, rubric.curve == "log" ? "on a log scale (each halving of time counts the same)" : "linearly",
+                      rubric.step);
         sp.rule = buf;
       } else {
         sp.points = rubric.speed_points_for(rubric.speed_fraction_vs_reference(sp.ratio));
         std::snprintf(buf, sizeof buf, "%.3f ms against the reference's %.3f ms (%.2fx)", *r.student_ms,
                       *r.reference_ms, sp.ratio);
         sp.note = buf;
-        std::snprintf(buf, sizeof buf, "full points at %.2gx the reference's time or better, none at %.3gx, %s in between",
-                      rubric.full_at, rubric.zero_at, rubric.curve == "log" ? "on a log scale" : "linearly");
+        std::snprintf(buf, sizeof buf,
+                      "full points at %.2gx the reference's time or better, none at %.3gx, %s in between, in steps of %g "
+                      "points",
+                      rubric.full_at, rubric.zero_at, rubric.curve == "log" ? "on a log scale" : "linearly", rubric.step);
         sp.rule = buf;
         if (rubric.anchor == "naive")
           sp.rule += sp.reference_speedup > 0 ? " (this lab's naive kernel is not clearly slower than the reference, so "

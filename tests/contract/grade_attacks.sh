@@ -38,8 +38,9 @@ while IFS=, read -r student total maximum verdict rest; do
   if [ "$student" = reference ]; then
     if [ "$total" = "$maximum" ]; then echo "PASS  attack class ($backend): the reference copy gets $total/$maximum"
     else echo "FAIL  attack class ($backend): the reference copy gets $total/$maximum ($verdict)"; fi
-  elif [ "$total" = 0 ] && [ "$verdict" = rejected ] && grep -q "link contract" "$feedback" 2>/dev/null; then
-    echo "PASS  attack class ($backend): $student gets 0/$maximum ($verdict), told it breaks the link contract"
+  elif [ "$total" = 0 ] && [ "$verdict" = rejected ] && grep -qE "link contract|breaks a rule of the lab" "$feedback" 2>/dev/null; then
+    # Refused by the link contract, or before it by the grader's rules on the source text.
+    echo "PASS  attack class ($backend): $student gets 0/$maximum ($verdict), told which rule it breaks"
   else
     echo "FAIL  attack class ($backend): $student gets $total/$maximum ($verdict); feedback:"
     head -c 1500 "$feedback" 2>/dev/null | sed 's/^/        /'

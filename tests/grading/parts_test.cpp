@@ -270,6 +270,21 @@ TEST_CASE("speed points, naive anchor: none at the naive kernel's speed, full ne
   CHECK_THROWS_AS(parse_rubric("lab = 3\n[speed]\nanchor = \"cub\"\n", "x"), RubricError);
 }
 
+TEST_CASE("speed points come in steps coarser than timing noise: kernels 1% apart get the same points") {
+  // Measured on the H100 (300 lab-3 students): one kernel's copies had speed-ups 6.41 to 6.48
+  // over the naive kernel against the reference's 12.05, which gave 7.62 to 7.67 points.
+  Rubric r = parse_rubric("lab = 3\n[speed]\npoints = 10\n", "x");
+  CHECK(r.step == 0.5);
+  auto points = [&](double speedup) { return r.speed_points_for(r.speed_fraction_vs_naive(speedup, 12.05)); };
+  CHECK(points(6.41) == points(6.48));
+  CHECK(points(6.41) == 7.5);
+  CHECK(points(3.30) == points(3.33));
+  CHECK(points(12.05) == 10);
+  r = parse_rubric("lab = 3\n[speed]\npoints = 10\nstep = 2\n", "x");
+  CHECK(points(6.41) == 8);
+  CHECK_THROWS_AS(parse_rubric("lab = 3\n[speed]\nstep = 0\n", "x"), RubricError);
+}
+
 TEST_CASE("scoring: the naive anchor says both speed-ups; a lab whose naive kernel is its reference falls back") {
   Rubric rubric = parse_rubric("lab = 3\n[speed]\npoints = 10\nfull_points_at = 1.0\n", "x");
   StudentResult r;
