@@ -37,7 +37,8 @@ TEST_TARGETS += test-contract-grading
 CONTRACT_GRADED_ATTACKS := lab3_calls_launch_record lab3_defines_send lab3_memcpy2d_to_host lab3_schedule_off \
                            lab3_event_time_by_macro lab3_constructor_before_main
 .PHONY: test-contract-grading
-test-contract-grading: $(GRADER) $(JAIL) | cpu-build-all
+# (The grader's paths are spelled out: mk/grading.mk, which names them, is read after this file.)
+test-contract-grading: build/grading/cudalab-grade build/grading/cudalab-jail | cpu-build-all
 	@echo "== the link contract's attackers graded as a class (CPU backend, as root)"
 	@if [ "$$(id -u)" -ne 0 ]; then echo "SKIP  attack class: the grader's jail needs root"; \
-	 else tests/contract/grade_attacks.sh $(GRADER) cpu $(CONTRACT_GRADED_ATTACKS); fi
+	 else tests/contract/grade_attacks.sh build/grading/cudalab-grade cpu $(CONTRACT_GRADED_ATTACKS); fi
