@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "child_process.h"
 #include "grade_student.h"
 #include "leftovers.h"
 #include "util.h"
@@ -121,21 +122,7 @@ void make_class() {
   ::chmod(kRoot.c_str(), 0755);
 }
 
-int run(const std::vector<std::string>& args, const fs::path& log) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    FILE* f = std::freopen(log.c_str(), "w", stderr);
-    (void)f;
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+int run(const std::vector<std::string>& args, const fs::path& log) { return grading_test::run_logged(args, log); }
 
 // `cmd` run as `uid` (a child that drops to it): its exit status.
 int run_as(uid_t uid, const std::string& cmd) {
