@@ -13,7 +13,8 @@ def load(name):
 
 
 print(f"{'lab':<5}{'solution checks':<18}{'stub checks':<14}{'timed size':<40}{'yours':>11}{'rate':>14}{'of ceiling':>12}{'vs vendor':>11}")
-for n in range(1, 9):
+# Every lab whose report is there (labs/ holds the list: a new lab needs no edit here).
+for n in range(1, 100):
     sol, stub = load(f"solution{n}.json"), load(f"stub{n}.json")
     if not sol:
         continue
