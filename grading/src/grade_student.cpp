@@ -263,6 +263,7 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   // The course's side first, in the same jail: every prerequisite of the build is built and in
   // view (mk/grading.mk). A build that had to make one could only fail, and blame the file.
   // Nothing of the student's is involved yet, so the answer is the grader's to act on.
+  std::optional<PhaseTimer> step(std::in_place, ctx.clock, "build: harness ready");
   RunResult ready = in_build_jail({"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "grading-runner-check",
                                    "LAB=" + std::to_string(ctx.lab), "BACKEND=" + ctx.backend, nvcc_setting(ctx)},
                                   ctx.build_timeout, 16 << 10);
@@ -274,6 +275,7 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   // What the compiler really opens and reads: the preprocessor's own dependency list and
   // its expanded text, judged before anything is compiled (static_rules.h).
   const fs::path deps = dir / "bin" / "deps.d", expanded = dir / "bin" / "expanded.ii";
+  step.emplace(ctx.clock, "build: preprocess");
   RunResult pre = in_build_jail(preprocess_command(ctx, src_file, deps, expanded), ctx.build_timeout, 64 << 10);
   if (pre.started && !pre.timed_out && pre.exit_code == 0) {
     auto d = read_submitted_file(deps, 4u << 20, nullptr, uid);
@@ -284,6 +286,7 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   }
   // A file that does not preprocess does not compile either: the build below says why.
 
+  step.emplace(ctx.clock, "build: compile");
   RunResult b = in_build_jail({"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-runner",
                                "LAB=" + std::to_string(ctx.lab), "SRC=" + src_file.string(), "OUT=" + runner.string(),
                                "BACKEND=" + ctx.backend, nvcc_setting(ctx)},
@@ -309,6 +312,7 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
 
   // The object is checked too: what the source rules cannot see (macros, mangled names).
   const fs::path object = fs::path(runner.string() + ".o");
+  step.emplace(ctx.clock, "build: object rules");
   if (fs::exists(object)) {
     auto obj_rejections = check_object(in_build_jail({"nm", "-P", "-C", "-g", object.string()}, 60, 64 << 20).output,
                                        in_build_jail({"readelf", "-SW", object.string()}, 60, 64 << 20).output,
@@ -427,6 +431,7 @@ LabRun run_built(const GradingContext& ctx, const Built& built, const std::vecto
 
 void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu) {
   const auto t0 = std::chrono::steady_clock::now();
+  PhaseTimer step(ctx.clock, "timing");
   const fs::path dir = ctx.work / r.student, run_dir = dir / "timing";
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
   LabRun run = run_checker(ctx, built.runner, dir, {"--seed", std::to_string(r.seed), "--timing-only"}, ctx.run_timeout,
@@ -462,6 +467,7 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
   StudentResult r = built.result;
   if (!built.runnable) return r;
   const auto t0 = std::chrono::steady_clock::now();
+  PhaseTimer step(ctx.clock, with_timing ? "checks and timing" : "checks");
   r.gpu = gpu;
   const fs::path dir = ctx.work / r.student, run_dir = dir / "run";
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);

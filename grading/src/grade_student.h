@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "discover.h"
+#include "phase_clock.h"
 #include "result.h"
 #include "rubric.h"
 #include "process.h"
@@ -43,6 +44,9 @@ struct GradingContext {
   std::vector<CheckOutcome> reference_checks;
   std::map<std::string, double> reference_ms;  // by GPU ("" on the CPU)
   std::map<std::string, double> reference_naive_ms;  // the naive kernel timed in the reference's run, by GPU
+  // Where the time goes, step by step (none: not recorded). The clock is shared by every
+  // thread of the run; it locks itself.
+  PhaseClock* clock = nullptr;
 };
 
 struct Built {

@@ -263,7 +263,11 @@ void set_reference(RunSetup& run, const Config& cfg) {
   std::cerr << "grader: lab " << cfg.lab << " on the " << (ctx.backend == "cuda" ? "GPU" : "CPU backend")
             << (run.gpus.empty() ? "" : " (" + std::to_string(run.gpus.size()) + " GPU(s))") << "; building the checker and the "
             << (run.have_solution ? "reference solution" : "lab's stub (no solution here)") << "\n";
-  build_course(ctx);
+  {
+    PhaseTimer step(ctx.clock, "setup: course build");
+    build_course(ctx);
+  }
+  PhaseTimer step(ctx.clock, "setup: reference");
   fs::path source = cfg.repo / "solutions" / ctx.lab_file_name;
   std::optional<PrivateTempDir> stub_copy;
   if (!run.have_solution) {
@@ -430,6 +434,7 @@ void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Su
     });
   for (auto& t : timers) t.join();
   progress.done();
+  if (ctx.clock) std::cerr << ctx.clock->describe();
 }
 
 // Whole-class files, from every current student's result (new or kept): the gradebook, the
@@ -448,6 +453,7 @@ int write_class_files(const RunSetup& run, const Config& cfg, const StudentPlan&
   facts.gpus = run.gpus;
   facts.reference_ms = ctx.reference_ms;
   facts.seconds = seconds;
+  if (ctx.clock) facts.time_by_step = ctx.clock->to_json();
   facts.graded_now = plan.todo.size();
   facts.resumed = plan.kept.size();
   facts.ignored = plan.found.ignored;
@@ -471,13 +477,17 @@ int run_grader(const Config& cfg_in) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
     RunSetup run = prepare_run(cfg);
+    PhaseClock clock;
+    run.ctx.clock = &clock;
     set_reference(run, cfg);
     StudentPlan plan = plan_students(run, cfg);
     // Before anyone is graded, the stub goes the way each of them will: a setup that breaks
     // there stops the run, with no student's verdict written.
     if (!plan.todo.empty() && run.have_solution) {
-      if (run.stub)
+      if (run.stub) {
+        PhaseTimer step(&clock, "setup: stub");
         prove_stub(run.ctx, *run.stub, run.run_slots.front());
+      }
       else
         std::cerr << "grader: no labs/" << run.ctx.lab_file_name << ", so no stub goes through a student's path first\n";
     }

@@ -110,6 +110,7 @@ nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rub
           {"speed_rule", speed_rule},
           {"stub", facts.stub},
           {"seconds", facts.seconds},
+          {"time_by_step", facts.time_by_step},
           {"ignored_entries", facts.ignored},
           {"results", students}};
 }

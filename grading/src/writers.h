@@ -25,6 +25,7 @@ struct RunFacts {
   std::vector<std::string> gpus;
   std::map<std::string, double> reference_ms;
   double seconds = 0;
+  nlohmann::json time_by_step;                    // PhaseClock::to_json(): where this run's time went
   size_t graded_now = 0, resumed = 0;
   std::vector<std::string> ignored;
   std::vector<CheckOutcome> checks;               // the lab's checks, in order (the reference run's)
