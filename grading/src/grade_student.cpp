@@ -263,14 +263,17 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   // The course's side first, in the same jail: every prerequisite of the build is built and in
   // view (mk/grading.mk). A build that had to make one could only fail, and blame the file.
   // Nothing of the student's is involved yet, so the answer is the grader's to act on.
-  std::optional<PhaseTimer> step(std::in_place, ctx.clock, "build: harness ready");
-  RunResult ready = in_build_jail({"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "grading-runner-check",
-                                   "LAB=" + std::to_string(ctx.lab), "BACKEND=" + ctx.backend, nvcc_setting(ctx)},
-                                  ctx.build_timeout, 16 << 10);
-  if (!ready.started) throw std::runtime_error("a student's build jail could not start: " + ready.start_error);
-  if (ready.timed_out || ready.exit_code != 0 || ready.term_signal != 0)
-    throw std::runtime_error("the course's harness is not ready for a student's build (grader setup, not the student's file; " +
-                             ready.describe() + "):\n" + ready.output_with_note());
+  std::optional<PhaseTimer> step;
+  if (!ctx.harness_proven) {
+    step.emplace(ctx.clock, "build: harness ready");
+    RunResult ready = in_build_jail({"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "grading-runner-check",
+                                     "LAB=" + std::to_string(ctx.lab), "BACKEND=" + ctx.backend, nvcc_setting(ctx)},
+                                    ctx.build_timeout, 16 << 10);
+    if (!ready.started) throw std::runtime_error("a student's build jail could not start: " + ready.start_error);
+    if (ready.timed_out || ready.exit_code != 0 || ready.term_signal != 0)
+      throw std::runtime_error("the course's harness is not ready for a student's build (grader setup, not the student's file; " +
+                               ready.describe() + "):\n" + ready.output_with_note());
+  }
 
   // What the compiler really opens and reads: the preprocessor's own dependency list and
   // its expanded text, judged before anything is compiled (static_rules.h).
@@ -429,13 +432,15 @@ LabRun run_built(const GradingContext& ctx, const Built& built, const std::vecto
   return run;
 }
 
-void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu) {
+void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu,
+                  const fs::path& gate) {
   const auto t0 = std::chrono::steady_clock::now();
   PhaseTimer step(ctx.clock, "timing");
   const fs::path dir = ctx.work / r.student, run_dir = dir / "timing";
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
-  LabRun run = run_checker(ctx, built.runner, dir, {"--seed", std::to_string(r.seed), "--timing-only"}, ctx.run_timeout,
-                           gpu, runner_jail(ctx, built, run_dir));
+  std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--timing-only"};
+  if (!gate.empty()) args.insert(args.end(), {"--gpu-gate", gate.string()});
+  LabRun run = run_checker(ctx, built.runner, dir, args, ctx.run_timeout, gpu, runner_jail(ctx, built, run_dir));
   r.gpu = gpu;
   r.student_ms.reset();
   r.naive_ms.reset();

@@ -47,6 +47,10 @@ struct GradingContext {
   // Where the time goes, step by step (none: not recorded). The clock is shared by every
   // thread of the run; it locks itself.
   PhaseClock* clock = nullptr;
+  // Set once the reference (and the stub) went through a student's build: the course's side of
+  // the build is then known to be ready in the jail, and each student's build skips that check
+  // (a jailed make of its own, most of a second of CPU per student).
+  bool harness_proven = false;
 };
 
 struct Built {
@@ -64,8 +68,10 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s);
 // (else --no-timing: the grader times correct submissions afterwards, one at a time).
 StudentResult run_and_finish(const GradingContext& ctx, const Built& built, const std::string& gpu, bool with_timing);
 // The timing alone (the checker's --timing-only), for a submission whose checks all passed:
-// fills r's timing fields. Run with the GPU to itself: no other run may share it meanwhile.
-void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu);
+// fills r's timing fields. No check may share the GPU meanwhile; timing runs may overlap when
+// they share `gate` (the checker's --gpu-gate: each measures only while holding its lock).
+void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu,
+                  const std::filesystem::path& gate = {});
 
 // Runs make in the checkout as the grader (trusted, outside any jail) for the backend and lab
 // graded (`make BACKEND=... LAB=... targets...`): "" when it succeeded, else what went wrong

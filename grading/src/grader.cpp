@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <iostream>
@@ -344,6 +345,33 @@ std::string keep_stub_copy(const RunSetup& run) {
   return copy.string();
 }
 
+// The timing runs, once every check is done: nothing but timing on a GPU. Two runs per GPU are
+// in flight, taking turns on the GPU's gate (the checker's --gpu-gate): one measures while the
+// next starts its processes, its jail and its CUDA context, which need no GPU to themselves.
+template <class Finish>
+void time_correct_students(const GradingContext& ctx, const std::vector<std::string>& run_slots,
+                           std::vector<std::vector<std::pair<Built, StudentResult>>>& to_time, Finish& finish) {
+  constexpr unsigned kInFlightPerGpu = 2;
+  std::vector<std::thread> timers;
+  std::vector<std::atomic<size_t>> next(run_slots.size());
+  for (size_t g = 0; g < run_slots.size(); ++g) {
+    const fs::path gate = ctx.work / ("gpu" + std::to_string(g) + ".gate");
+    for (unsigned k = 0; k < kInFlightPerGpu; ++k)
+      timers.emplace_back([&, g, gate] {
+        for (size_t i; (i = next[g]++) < to_time[g].size();) {
+          auto& [b, r] = to_time[g][i];
+          try {
+            time_student(ctx, b, r, run_slots[g], gate);
+            finish(r);
+          } catch (const std::exception& e) {
+            std::cerr << "\ngrader: could not time " << r.student << ": " << e.what() << "\n";
+          }
+        }
+      });
+  }
+  for (auto& t : timers) t.join();
+}
+
 // Grades `todo`: builds in parallel (one per core); runs: on a GPU, the checks of several
 // students at once (parallel_run_slots), then the timing of every correct submission one at a
 // time, with the GPU to itself; on the CPU backend (no timing) the checks alone. Each result
@@ -419,20 +447,7 @@ void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Su
   for (auto& t : builders) t.join();
   to_run.close();
   for (auto& t : runners) t.join();
-  // The timing runs: one per GPU at a time, nothing else on it.
-  std::vector<std::thread> timers;
-  for (size_t g = 0; g < run_slots.size(); ++g)
-    timers.emplace_back([&, g] {
-      for (auto& [b, r] : to_time[g]) {
-        try {
-          time_student(ctx, b, r, run_slots[g]);
-          finish(r);
-        } catch (const std::exception& e) {
-          std::cerr << "\ngrader: could not time " << r.student << ": " << e.what() << "\n";
-        }
-      }
-    });
-  for (auto& t : timers) t.join();
+  time_correct_students(ctx, run_slots, to_time, finish);
   progress.done();
   if (ctx.clock) std::cerr << ctx.clock->describe();
 }
@@ -480,6 +495,7 @@ int run_grader(const Config& cfg_in) {
     PhaseClock clock;
     run.ctx.clock = &clock;
     set_reference(run, cfg);
+    run.ctx.harness_proven = true;  // the reference went through a student's jailed build
     StudentPlan plan = plan_students(run, cfg);
     // Before anyone is graded, the stub goes the way each of them will: a setup that breaks
     // there stops the run, with no student's verdict written.

@@ -33,6 +33,8 @@ struct Options {
   // --source PATH: the lab file the runner was built from, as the checker's caller knows it (the
   // grader). Without it the runner's own word (its Hello) names the file, except with hidden checks.
   std::string source;
+  // --gpu-gate FILE: timing runs that share a GPU take turns on FILE's lock (gpu_gate.h).
+  std::string gpu_gate;
 };
 
 // Parses argv. Throws UsageError with a message naming the problem and the fix.

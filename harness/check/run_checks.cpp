@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "gpu_gate.h"
 #include "lab_call.h"
 #include "options.h"
 #include "printable.h"
@@ -227,7 +228,8 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
   }
 #ifndef CUDALAB_BACKEND_CPU
   try {
-    TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt};
+    TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only};
+    const GpuGate turn(opt.gpu_gate);  // the runner is up (its hello came): only the timing waits
     t = lab_timing(req);
   } catch (const std::exception& e) {
     t = TimingReport{};

@@ -59,6 +59,10 @@ struct CheckCase {
 struct TimingRequest {
   uint64_t seed = 0;
   std::optional<Shape> shape;  // --size overrides the lab's timed size
+  // The grader's timing run (--timing-only): only the rows speed points use, the student's and
+  // the harness's naive kernel's. The CPU, vendor and end-to-end rows cost seconds per student
+  // and change no grade.
+  bool graded_rows_only = false;
 };
 
 struct LabSuite {

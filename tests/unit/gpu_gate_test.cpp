@@ -1,0 +1,39 @@
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "gpu_gate.h"
+
+using namespace cudalab;
+
+TEST_CASE("the GPU gate lets one timing run through at a time, and the next one in once it is released") {
+  char dir[] = "/tmp/cudalab-gate-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string path = std::string(dir) + "/gpu0.gate";
+  std::atomic<bool> second_in{false};
+  std::thread second;
+  {
+    GpuGate first(path);
+    second = std::thread([&] {
+      GpuGate mine(path);  // its own open file: flock makes it wait for the first
+      second_in = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK_FALSE(second_in.load());  // still measuring: the second waits
+  }
+  second.join();
+  CHECK(second_in.load());
+  unlink(path.c_str());
+  rmdir(dir);
+}
+
+TEST_CASE("no gate asked for: nothing to wait on; a gate that cannot be made names its file") {
+  GpuGate none("");
+  CHECK_THROWS_WITH(GpuGate("/nonexistent-dir/gpu0.gate"), doctest::Contains("/nonexistent-dir/gpu0.gate"));
+}
