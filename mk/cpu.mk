@@ -49,7 +49,13 @@ CPU_LINK_asan := $(CPU_SAN_asan)
 CPU_CODE_race := -O1 -g -fsanitize=thread
 CPU_EMU_race := -O2 -g -DCUDALAB_CPU_TSAN=1
 CPU_LINK_race := -fsanitize=thread
-CPU_LIBS := -lboost_context -pthread
+# Boost.Context: the system's, or the copy tools/deps.sh unpacked into build/deps/local for a
+# user who may not install it (static, so the runners need nothing at run time). Expanded when
+# a recipe runs, after cpu-deps has made that copy.
+CPU_BOOST_LOCAL := build/deps/local/boost-context
+cpu_boost_local = $(shell [ -f $(CPU_BOOST_LOCAL)/lib/libboost_context.a ] && echo yes)
+CPU_BOOST_INCLUDE = $(if $(cpu_boost_local),-isystem $(CPU_BOOST_LOCAL)/include)
+CPU_LIBS = $(if $(cpu_boost_local),$(CPU_BOOST_LOCAL)/lib/libboost_context.a,-lboost_context) -pthread
 
 # The kernel runner (harness/run + harness/common + the emulator) in each variant; the checker
 # (harness/check + harness/common) is plain C++, never a lab file, never a sanitizer.
@@ -84,7 +90,7 @@ $(2)/obj/%.o: harness/%.cpp | cpu-deps
 $(2)/emu/%.o: harness/cpu/%.cpp | cpu-deps
 	@mkdir -p $$(@D)
 	$(SAY) "build harness/cpu/$$*.cpp$(if $(filter-out plain,$(1)), ($(1)))"
-	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_EMU_$(1)) $(CPU_RUN_INCLUDES) -c $$< -o $$@
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_EMU_$(1)) $(CPU_RUN_INCLUDES) $$(CPU_BOOST_INCLUDE) -c $$< -o $$@
 $(2)/lib/libcudalab_run.a: $(patsubst harness/%.cpp,$(2)/obj/%.o,$(CPU_RUN_SRCS))
 	@mkdir -p $$(@D)
 	$(Q)ar rcs $$@ $$^
@@ -109,7 +115,7 @@ $(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu
 # Unit tests and fixtures link only the emulator.
 $(2)/tests/%: $(2)/gen/tests/cpu/%.o $(2)/lib/libcudalab_cpu.a
 	@mkdir -p $$(@D)
-	$(Q)$(CPU_CXX) $(CPU_LINK_$(1)) $$^ $(CPU_LIBS) -o $$@
+	$(Q)$(CPU_CXX) $(CPU_LINK_$(1)) $$^ $$(CPU_LIBS) -o $$@
 endef
 $(eval $(call cpu_variant_rules,plain,$(CPU_OUT)))
 $(eval $(call cpu_variant_rules,asan,$(CPU_OUT)/asan))

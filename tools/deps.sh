@@ -77,10 +77,16 @@ try_cxx() {  # $1 name, $2 link flags; the program on stdin
 }
 works() {
   case "$1" in
-    boost-context) try_cxx "$1" "-lboost_context" <<'EOF'
-#include <boost/context/fiber.hpp>
-int main() { return boost::context::stack_traits::page_size() > 0 ? 0 : 1; }
+    # What the emulator uses (harness/cpu/emulator.cpp): the system's, else the unpacked copy.
+    boost-context) cat > "$tmp/boost-context.in" <<'EOF'
+#include <boost/context/detail/fcontext.hpp>
+namespace ctx = boost::context::detail;
+static char stack[1 << 16];
+static void entry(ctx::transfer_t t) { ctx::jump_fcontext(t.fctx, nullptr); }
+int main() { ctx::jump_fcontext(ctx::make_fcontext(stack + sizeof stack, sizeof stack, entry), nullptr); }
 EOF
+      try_cxx "$1" "-lboost_context" < "$tmp/boost-context.in" ||
+        { [ -f "$LOCAL_BOOST/lib/libboost_context.a" ] && try_cxx "$1" "$(local_boost_flags)" < "$tmp/boost-context.in"; }
       ;;
     doctest) try_cxx "$1" "" <<'EOF'
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
@@ -115,6 +121,63 @@ EOF
   esac
 }
 
+# Boost.Context for a user who may not install anything (no root, no sudo without a password):
+# Debian's and Ubuntu's own packages, downloaded with `apt-get download` and unpacked with
+# `dpkg-deb -x` (never installed), into build/deps/local/boost-context: the static library (so
+# nothing is needed at run time) and only the headers the emulator includes (the whole of
+# Boost's headers is some 150 MB). mk/cpu.mk uses that copy when it is there.
+LOCAL_BOOST=$STAMPS/local/boost-context
+local_boost_flags() {  # compile and link flags for the unpacked copy
+  echo "-isystem $LOCAL_BOOST/include $LOCAL_BOOST/lib/libboost_context.a"
+}
+# apt_private TOOL DIR ARGS: apt-get or apt-cache with its package lists and cache in DIR. Reading
+# the system's lists needs no root, but a system may have none: then a private update fills DIR.
+apt_private() { tool=$1 d=$2; shift 2; "$tool" -q -o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o Debug::NoLocking=1 "$@"; }
+boost_packages() {  # the versioned -dev package behind libboost-context-dev, and Boost's headers
+  dev=$("$@" depends libboost-context-dev 2>/dev/null | sed -n 's/^ *Depends: \(libboost-context[0-9.]*-dev\)$/\1/p' | head -n1)
+  [ -n "$dev" ] || return 1
+  v=${dev#libboost-context}; echo "$dev libboost${v%-dev}-dev"
+}
+fetch_boost_context() {
+  command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1 || return 1
+  w="$(pwd)/$tmp/boost"; log="$w/fetch.log"
+  mkdir -p "$w/debs" "$w/root" "$w/apt/lists/partial" "$w/apt/cache/archives/partial"
+  if pkgs=$(boost_packages apt-cache); then
+    (cd "$w/debs" && apt-get -q download $pkgs) >"$log" 2>&1 || return 1
+  else
+    { apt_private apt-get "$w/apt" update && pkgs=$(boost_packages apt_private apt-cache "$w/apt") &&
+      (cd "$w/debs" && apt_private apt-get "$w/apt" download $pkgs); } >"$log" 2>&1 || return 1
+  fi
+  for deb in "$w"/debs/*.deb; do dpkg-deb -x "$deb" "$w/root" >>"$log" 2>&1 || return 1; done
+  lib=$(find "$w/root" -name libboost_context.a | head -n1)
+  [ -n "$lib" ] || return 1
+  # The headers: those that the emulator's Boost includes pull in, as the preprocessor finds them.
+  inc="$w/root/usr/include"
+  { grep -h '^#include <boost/' harness/cpu/*.cpp 2>/dev/null; echo '#include <boost/context/detail/fcontext.hpp>'; } > "$w/uses.cpp"
+  (cd "$inc" && $CXX -std=c++20 -M -I. "$w/uses.cpp") 2>>"$log" | tr ' \\' '\n\n' |
+    sed -n 's|^\./||; /^boost\//p' | sort -u > "$w/headers"
+  [ -s "$w/headers" ] || return 1
+  rm -rf "$LOCAL_BOOST"; mkdir -p "$LOCAL_BOOST/lib" "$LOCAL_BOOST/include"
+  cp "$lib" "$LOCAL_BOOST/lib/" &&
+    (cd "$inc" && tar cf - -T "$w/headers") | (cd "$LOCAL_BOOST/include" && tar xf -)
+}
+
+# without_root NAME PACKAGE FETCH WHAT: when NAME is missing and FETCH can provide it without
+# root, says so in one line and takes NAME and PACKAGE off the lists of what is missing.
+fetch_problem=""
+drop_word() { echo " $1 " | sed "s/ $2 / /; s/^ *//; s/ *\$//"; }
+without_root() {
+  case " $missing_names " in *" $1 "*) ;; *) return 0 ;; esac
+  if "$3" && works "$1"; then
+    echo "cudalab: $2 is not installed and installing needs root: $4"
+    touch "$STAMPS/$1.ok"
+    missing_names=$(drop_word "$missing_names" "$1"); missing_names=${missing_names:+ $missing_names}
+    missing=$(drop_word "$missing" "$2")
+  else
+    fetch_problem="fetching $2 without root did not work either: $(tail -n1 "$tmp/boost/fetch.log" 2>/dev/null)"
+  fi
+}
+
 missing=""
 missing_pip=""
 missing_names=""
@@ -139,9 +202,14 @@ elif command -v apt-get >/dev/null 2>&1; then
   SUDO=""
   if [ "$(id -u)" != 0 ]; then
     if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo"; else
-      echo "cudalab: needed here and missing:$missing_names. Install once with:"
-      echo "    sudo apt-get install $missing"
-      exit 1
+      without_root boost-context libboost-context-dev fetch_boost_context \
+        "Debian's package was downloaded and unpacked into $LOCAL_BOOST (nothing installed)"
+      if [ -n "$missing" ]; then
+        echo "cudalab: needed here and missing:$missing_names. Install once with:"
+        echo "    sudo apt-get install $missing"
+        [ -n "$fetch_problem" ] && echo "    ($fetch_problem)"
+        exit 1
+      fi
     fi
   fi
   echo "cudalab: installing $missing (apt-get)"

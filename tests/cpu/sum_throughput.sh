@@ -11,6 +11,9 @@ flags="-std=c++20 -O2 -pthread -DCUDALAB_BACKEND_CPU=1 -Iharness/cpu/include -Ih
 perl harness/cpu/rewrite.pl "$src" $out/lab3.cpp "$src"
 g++ $flags -c $out/lab3.cpp -o $out/lab3.o
 g++ $flags -c tests/cpu/sum_throughput.cpp -o $out/driver.o
-g++ $out/lab3.o $out/driver.o build/cpu/lib/libcudalab_cpu.a -lboost_context -pthread -o $out/sum_throughput
+# Boost.Context: the system's, or the copy tools/deps.sh unpacked for a user without root.
+boost=build/deps/local/boost-context/lib/libboost_context.a
+[ -f $boost ] || boost=-lboost_context
+g++ $out/lab3.o $out/driver.o build/cpu/lib/libcudalab_cpu.a $boost -pthread -o $out/sum_throughput
 [ $# -gt 0 ] || set -- 2^24 2^26+1 2^27+1 2^30
 $out/sum_throughput "$@"
