@@ -90,6 +90,14 @@ SHIPPED_SRCS := $(addprefix $(SHIPPED_DIR)/,$(SHIPPED_STUBS))
 STUB_QUIET_CXX := -Wno-unused-variable
 STUB_QUIET_NVCC := -diag-suppress 177 -Xcompiler -Wno-unused-variable
 
+# A lab's report already says what failed, and so does a compile error shown as nvcc shows it:
+# make adds no "*** Error 1" banner under either when it was started for that one lab. make has
+# no other way to exit non-zero without its banner than to end quietly by SIGPIPE (status 141);
+# any other make (several goals, the grader's, the tests') fails the usual way.
+quiet_fail := $(if $(filter 0,$(MAKELEVEL)),$(if $(filter 1,$(words $(MAKECMDGOALS))),$(filter $(addprefix lab,$(LABS)) $(addprefix solution,$(LABS)),$(MAKECMDGOALS))))
+# In a recipe, after a failure that has been explained: $(call quiet_stop,STATUS).
+quiet_stop = $(if $(quiet_fail),kill -s PIPE $$PPID 2>/dev/null;) exit $(or $(1),1)
+
 include $(sort $(wildcard mk/*.mk))
 
 # DEBUGGER=cuda-gdb (or gdb) runs the kernel runner, your lab file's process, under it; the
@@ -101,12 +109,10 @@ endif
 # make labN / solutionN: build the checker and the kernel runner on the chosen backend, then
 # run the checker (it starts the runner) with ARGS.
 #
-# The report already says what failed, so make adds no "*** Error 1" banner under it: when the
-# checks fail and this make was started for that lab alone, the recipe ends make quietly with
-# SIGPIPE (make has no other way to exit non-zero without its banner). The exit status is then
-# 141; scripts that want the checker's own 0/1/2/3/4 run build/<backend>/check/labN directly.
-quiet_fail := $(if $(filter 0,$(MAKELEVEL)),$(if $(filter 1,$(words $(MAKECMDGOALS))),yes))
-finish_lab = s=$$?; $(if $(quiet_fail),[ $$s -eq 0 ] || kill -s PIPE $$PPID 2>/dev/null;) exit $$s
+# The report already says what failed, so make adds no banner under it (quiet_stop, above): the
+# exit status is then 141; scripts that want the checker's own 0/1/2/3/4 run
+# build/<backend>/check/labN directly.
+finish_lab = s=$$?; [ $$s -eq 0 ] || { $(call quiet_stop,$$s); }
 $(addprefix lab,$(LABS)): lab%: build/$(BACKEND)/check/lab% build/$(BACKEND)/labs/lab%-runner
 	@$(RUN_PREFIX) ./build/$(BACKEND)/check/lab$* --runner build/$(BACKEND)/labs/lab$*-runner $(ARGS); $(finish_lab)
 $(addprefix solution,$(LABS)): solution%: build/$(BACKEND)/check/lab% build/$(BACKEND)/solutions/lab%-runner

@@ -14,8 +14,9 @@ $(CONTRACT_TOOL): $(CONTRACT_SRCS) $(wildcard harness/contract/*.h)
 # $(call judge_contract,LAB,BACKEND,SOURCE,OBJECT): the object is removed when it breaks the
 # contract, so nothing links it and the next make judges it again.
 # OBJECT.breaches lists the broken rules as data ("kind<TAB>symbol"), for the grader; it exists
-# only when a rule is broken. A fifth argument, "sanitized", says the object was built with -fsanitize (CHECK=asan/race).
-judge_contract = $(CONTRACT_TOOL) --lab $(1) --backend $(2) --header harness/include/cudalab/lab$(1).h --source $(3) $(if $(filter sanitized,$(5)),--sanitized) --breaches $(4).breaches $(4) || { rc=$$?; rm -f $(4); exit $$rc; }
+# only when a rule is broken; the tool has said why, so `make labN` stops without make's banner
+# (quiet_stop, Makefile). A fifth argument, "sanitized", says the object was built with -fsanitize (CHECK=asan/race).
+judge_contract = $(CONTRACT_TOOL) --lab $(1) --backend $(2) --header harness/include/cudalab/lab$(1).h --source $(3) $(if $(filter sanitized,$(5)),--sanitized) --breaches $(4).breaches $(4) || { rc=$$?; rm -f $(4); $(call quiet_stop,$$rc); }
 
 .PHONY: contract-tool
 contract-tool: $(CONTRACT_TOOL)

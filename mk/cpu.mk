@@ -81,6 +81,9 @@ else
 $(shell { mkdir -p $(CPU_OUT) && { [ -f $(CPU_OUT)/check-mode ] || echo "$(CPU_CHECK)" > $(CPU_OUT)/check-mode; }; } 2>/dev/null)
 endif
 
+# A lab file's compile errors as nvcc words them (harness/cpu/nvcc_style.pl); V=1: g++'s own.
+CPU_GXX_AS_NVCC := $(if $(filter 1,$(V)),CUDALAB_GXX_RAW=1 )$(CPU_PERL) harness/cpu/nvcc_style.pl
+
 # ---- Rules for one variant of the runner: $(1) name, $(2) directory -------------------------
 define cpu_variant_rules
 $(2)/obj/%.o: harness/%.cpp | cpu-deps
@@ -109,7 +112,7 @@ $(foreach f,$(wildcard labs/lab*_*.cu solutions/lab*_*.cu) $(SHIPPED_SRCS),
 $(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu=.cpp) | $(CONTRACT_TOOL)
 	@mkdir -p $$(@D)
 	$(SAY) "build $(f)$(if $(filter-out plain,$(1)), ($(1)))"
-	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@
+	$(Q)$(CPU_GXX_AS_NVCC) $(f) $(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@ || { $$(quiet_stop); }
 	$(Q)$$(call judge_contract,$(patsubst lab%,%,$(firstword $(subst _, ,$(notdir $(f))))),cpu,$(f),$$@,$(if $(filter-out plain,$(1)),sanitized))
 )
 # Unit tests and fixtures link only the emulator.

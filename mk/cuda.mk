@@ -76,12 +76,12 @@ $(CUDA_OUT)/check/lab%: $$(call cuda_checker_objs,$$*) $(CUDA_CHECK_MAIN) $(CUDA
 $(CUDA_OUT)/labs/lab%.o: $$(wildcard labs/lab$$*_*.cu) | $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build $<"
-	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@
+	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@ || { $(quiet_stop); }
 	$(Q)$(call judge_contract,$*,cuda,$<,$@)
 $(CUDA_OUT)/solutions/lab%.o: $$(wildcard solutions/lab$$*_*.cu) | $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build $<"
-	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@
+	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -DCUDALAB_SOURCE_FILE='"$<"' -c $< -o $@ || { $(quiet_stop); }
 	$(Q)$(call judge_contract,$*,cuda,$<,$@)
 $(CUDA_OUT)/labs/lab%-runner: $(CUDA_OUT)/labs/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
 	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@

@@ -142,12 +142,10 @@ fetch_boost_context() {
   command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1 || return 1
   w="$(pwd)/$tmp/boost"; log="$w/fetch.log"
   mkdir -p "$w/debs" "$w/root" "$w/apt/lists/partial" "$w/apt/cache/archives/partial"
-  if pkgs=$(boost_packages apt-cache); then
-    (cd "$w/debs" && apt-get -q download $pkgs) >"$log" 2>&1 || return 1
-  else
-    { apt_private apt-get "$w/apt" update && pkgs=$(boost_packages apt_private apt-cache "$w/apt") &&
-      (cd "$w/debs" && apt_private apt-get "$w/apt" download $pkgs); } >"$log" 2>&1 || return 1
-  fi
+  # The system's package lists first; with none (or stale ones), lists of our own.
+  { pkgs=$(boost_packages apt-cache) && (cd "$w/debs" && apt-get -q download $pkgs); } >"$log" 2>&1 ||
+    { rm -f "$w"/debs/*.deb; apt_private apt-get "$w/apt" update && pkgs=$(boost_packages apt_private apt-cache "$w/apt") &&
+      (cd "$w/debs" && apt_private apt-get "$w/apt" download $pkgs); } >>"$log" 2>&1 || return 1
   for deb in "$w"/debs/*.deb; do dpkg-deb -x "$deb" "$w/root" >>"$log" 2>&1 || return 1; done
   lib=$(find "$w/root" -name libboost_context.a | head -n1)
   [ -n "$lib" ] || return 1
@@ -212,12 +210,14 @@ elif command -v apt-get >/dev/null 2>&1; then
       fi
     fi
   fi
-  echo "cudalab: installing $missing (apt-get)"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get install -y -q -o DPkg::Lock::Timeout=300 $missing >"$tmp/apt.log" 2>&1 ||
-    { $SUDO apt-get update -q >>"$tmp/apt.log" 2>&1 && $SUDO apt-get install -y -q -o DPkg::Lock::Timeout=300 $missing >>"$tmp/apt.log" 2>&1; } ||
-    { tail -5 "$tmp/apt.log"; echo "cudalab: apt-get could not install $missing (above). Once a package archive is reachable, run:"
-      echo "    ${SUDO:+sudo }apt-get update && ${SUDO:+sudo }apt-get install $missing"; exit 1; }
+  if [ -n "$missing" ]; then  # (empty when all of it came without root)
+    echo "cudalab: installing $missing (apt-get)"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get install -y -q -o DPkg::Lock::Timeout=300 $missing >"$tmp/apt.log" 2>&1 ||
+      { $SUDO apt-get update -q >>"$tmp/apt.log" 2>&1 && $SUDO apt-get install -y -q -o DPkg::Lock::Timeout=300 $missing >>"$tmp/apt.log" 2>&1; } ||
+      { tail -5 "$tmp/apt.log"; echo "cudalab: apt-get could not install $missing (above). Once a package archive is reachable, run:"
+        echo "    ${SUDO:+sudo }apt-get update && ${SUDO:+sudo }apt-get install $missing"; exit 1; }
+  fi
 else
   echo "cudalab: missing:$missing_names (Debian/Ubuntu packages: $missing); install them with your package manager"
   exit 1
