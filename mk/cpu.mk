@@ -71,7 +71,7 @@ CPU_EMU_SRCS := $(wildcard harness/cpu/*.cpp)
 # it may (root, or sudo without a password), else prints the one command to run.
 # (A copy of the kit without tools/, such as a Gradescope autograder's, skips the check.)
 cpu-deps:
-	@if [ -x tools/deps.sh ]; then tools/deps.sh lab; fi
+	@if [ -x tools/deps.sh ]; then tools/deps.sh lab || { $(quiet_stop); }; fi
 
 # The lab binaries are relinked when CHECK changes (this file's content is the variant). A GPU
 # run's CHECK=memcheck leaves it alone, so it does not force CPU relinks later.
@@ -197,6 +197,7 @@ test-cpu: $(CPU_UNIT) $(CPU_OUT)/asan/tests/unit_tests $(CPU_OUT)/race/tests/uni
 	@tools/expected_output.sh build/tests/logs/cpu-unit-asan.log $(CPU_OUT)/asan/tests/unit_tests
 	@TSAN_OPTIONS=halt_on_error=1 tools/expected_output.sh build/tests/logs/cpu-unit-race.log $(CPU_OUT)/race/tests/unit_tests
 	@tests/cpu/run_fixtures.sh $(CPU_OUT)
+	@tests/cpu/compile_errors.sh
 
 bench-cpu: $(CPU_OUT)/tests/bench
 	$(CPU_OUT)/tests/bench

@@ -55,6 +55,9 @@ sub nvcc_words {
     return qq(identifier $1 is undefined) if $m =~ /^("[^"]+") was not declared in this scope$/;
     return qq(identifier $1 is undefined) if $m =~ /^("[^"]+") has not been declared$/;
     return qq(expected a $1) if $m =~ /^expected ("[^"]+") before /;
+    $m =~ s/ \[-fpermissive\]$//;
+    return qq(no instance of overloaded function "$1" matches the argument list\n            argument types are: ($2))
+        =~ s/&//gr if $m =~ /^no matching function for call to "([\w:]+)\((.*)\)"$/;
     return 'too few arguments in function call' if $m =~ /^too few arguments to function/;
     return 'too many arguments in function call' if $m =~ /^too many arguments to function/;
     return qq(cannot open source file "$1") if $m =~ /^([^:]+): No such file or directory$/;
@@ -72,6 +75,11 @@ sub source_excerpt {
     my $text = $file_lines{$path}[$line - 1] // return '';
     chomp $text;
     $text =~ s/\t/ /g;
+    # A launch line was rewritten into a longer one (rewrite.pl): columns past its <<< point
+    # into that text, so the caret goes to the argument list after >>>.
+    my $launch = index($text, '<<<');
+    $col = index($text, '>>>') + 4 if $col && $launch >= 0 && $col > $launch && index($text, '>>>') > $launch;
+    $col = 0 if $col && $col > length($text) + 1;
     my $caret = $col && $col > 0 ? (' ' x ($col - 1)) . '^' : '';
     return "  $text\n  $caret\n";  # nvcc's indent: two spaces
 }
@@ -82,7 +90,7 @@ my $context;  # the last place in the lab file that g++'s context lines named ("
 my @other;    # lines in no form known here (the linker's, a crashed compiler's): kept as they are
 for my $l (@lines) {
     chomp(my $line = $l);
-    if ($line =~ /^(.+?):(\d+):(?:(\d+):)?\s+(?:required from|in .*expansion of|In instantiation)/) {
+    if ($line =~ /^(.+?):(\d+):(?:(\d+):)?\s+(?:(?:recursively )?required (?:from|by)|in .*expansion of|In instantiation)/) {
         $context = [$1, $2, $3] if is_student_file($1);
         next;
     }
@@ -104,7 +112,7 @@ for my $l (@lines) {
     }
     next if $line =~ /: (?:note|In function|In member function|In lambda|At global scope|In instantiation)/;
     next if $line =~ /^(?:In file included from|\s+from |compilation terminated\.)/;
-    next if $line =~ /^\s*$/;
+    next if $line =~ /^\s*$/ || $line =~ /^\S+:\d+:(?:\d+:)?\s/;  # any other located line is context
     push @other, "$line\n";
 }
 
