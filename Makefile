@@ -48,22 +48,30 @@ help:
 	@echo "Variables:"
 	@echo "  ARGS=\"...\"              options for the checker: --seed N, --size S, --only ID, --list,"
 	@echo "                           --no-timing, --json PATH, --all (run the large checks even when"
-	@echo "                           small ones fail), --schedule S (CPU backend), --help"
-	@echo "  CHECK=memcheck|racecheck|synccheck|initcheck (GPU) or asan|race (CPU backend)"
+	@echo "                           small ones fail; the CPU backend still skips those too large to"
+	@echo "                           emulate, which --list marks), --schedule S (CPU backend), --help"
+	@echo "  CHECK=memcheck|racecheck|synccheck|initcheck   under a checker, the same names on both backends"
+	@echo "                           (asan = memcheck, race = racecheck). On a GPU: compute-sanitizer's tool;"
+	@echo "                           on the CPU backend: memcheck AddressSanitizer, racecheck the race checker,"
+	@echo "                           synccheck the plain run (barrier checks always on), initcheck as memcheck"
 	@echo "  BACKEND=cuda|cpu         where kernels run (now: $(BACKEND); default: the GPU when one answers)"
 	@echo "  ARCH=90                  the GPU architecture (default: the GPU found, else sm_$(DEFAULT_ARCH) plus PTX)"
 	@echo "  DEBUGGER=cuda-gdb|gdb    run your lab file's process under a debugger (with ARGS=\"--only ID\")"
 	@echo "  V=1                      show the compiler's command lines; -jN sets the parallel jobs (default $(NPROC))"
 	@echo "  LAB=, SUBMISSIONS=, GRADES=, FORCE=1, GRADE_ARGS=   for make grade (grading/README.md)"
 
-# CHECK=<tool> runs a lab under a checker. On the GPU, compute-sanitizer's memcheck, racecheck,
-# synccheck or initcheck (asan and race mean memcheck and racecheck, so one name works on both
-# backends); on the CPU backend, asan or race (mk/cpu.mk).
+# CHECK=<tool> runs a lab under a checker: one set of names on both backends, memcheck,
+# racecheck, synccheck and initcheck (asan and race are other names for the first two), each
+# mapped to what its backend does: compute-sanitizer's tool on a GPU, mk/cpu.mk's build on the
+# CPU backend. README's "Checkers" table and `make help` say the same.
+CHECK_NAMES := memcheck racecheck synccheck initcheck asan race
+ifneq ($(CHECK),)
+  ifeq ($(filter $(CHECK_NAMES),$(CHECK)),)
+    $(error CHECK=$(CHECK) is not a checker: use memcheck, racecheck, synccheck or initcheck (asan and race also work), on either backend)
+  endif
+endif
 GPU_CHECK_TOOL = $(or $(filter memcheck racecheck synccheck initcheck,$(CHECK)),$(if $(filter asan,$(CHECK)),memcheck),$(if $(filter race,$(CHECK)),racecheck))
 ifeq ($(BACKEND)$(if $(CHECK),y),cuday)
-  ifeq ($(GPU_CHECK_TOOL),)
-    $(error CHECK=$(CHECK) is not a checker here: use memcheck, racecheck, synccheck or initcheck)
-  endif
   RUN_PREFIX := compute-sanitizer --tool $(GPU_CHECK_TOOL) --error-exitcode 10
   override ARGS += --no-timing
 endif

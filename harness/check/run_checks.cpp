@@ -129,13 +129,25 @@ CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::v
   return r;
 }
 
+// The checks the CPU backend never runs, whatever --all says: too large to emulate in the time
+// a check has. --list marks them and the report says so before the first check.
+bool skipped_here(const CheckCase& c) { return cpu_backend() && c.large; }
+size_t count_skipped_here(const std::vector<CheckCase>& cases) {
+  return size_t(std::count_if(cases.begin(), cases.end(), skipped_here));
+}
+std::string skipped_here_note(size_t n) {
+  return std::to_string(n) + (n == 1 ? " check is" : " checks are") +
+         " too large to emulate on the CPU backend in the time a check has: skipped, with or without "
+         "--all (they run on a GPU)";
+}
+
 CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
   CheckResult r;
   uint64_t ignored = 0;
   take_last_launches(ignored);
-  if (cpu_backend() && c.large) {
+  if (skipped_here(c)) {
     r.status = Status::Skipped;
-    r.message = "too large to emulate quickly on the CPU; runs on a GPU";
+    r.message = "skipped: too large to emulate on the CPU; runs on a GPU";
     return r;
   }
   try {
@@ -306,7 +318,11 @@ int run_lab(int argc, char** argv) {
   if (opt.list) {
     std::vector<CheckCase> all = suite.cases;
     all.push_back(barriers_case());
-    for (const auto& c : all) std::printf("%-26s %-24s %s\n", c.id.c_str(), c.shape.text().c_str(), c.title.c_str());
+    for (const auto& c : all)
+      std::printf("%-26s %-24s %s%s\n", c.id.c_str(), c.shape.text().c_str(), c.title.c_str(),
+                  skipped_here(c) ? "  [the CPU backend skips it: too large to emulate]" : "");
+    if (const size_t n = count_skipped_here(all))
+      std::printf("\n%s\n", skipped_here_note(n).c_str());
     return kAllPassed;
   }
 
@@ -377,11 +393,16 @@ int run_lab(int argc, char** argv) {
     // gets every check.
     const bool fail_fast = !opt.all && isatty(STDOUT_FILENO);
     size_t left_out = 0;
+    if (const size_t n = count_skipped_here(cases)) {
+      out.line("  " + skipped_here_note(n));
+      out.line("");
+    }
     // In run order (hidden checks last); the report keeps the suite's order.
     std::vector<std::optional<CheckOutcome>> in_place(cases.size());
     for (size_t index : run_order(cases, opt.hidden_checks)) {
       const CheckCase& c = cases[index];
-      if (fail_fast && expensive(c) &&
+      // (A check the CPU backend skips anyway is not "left out": --all would not run it.)
+      if (fail_fast && expensive(c) && !skipped_here(c) &&
           rec.count(Status::Fail) + rec.count(Status::Error) + rec.count(Status::NotRun) > 0) {
         CheckResult r;
         r.status = Status::Skipped;
