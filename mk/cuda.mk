@@ -125,3 +125,13 @@ cuda-build-all: $(foreach n,$(LABS),$(CUDA_OUT)/check/lab$(n) $(CUDA_OUT)/soluti
 
 .SECONDARY:
 -include $(shell find $(CUDA_OUT) -name '*.d' 2>/dev/null)
+
+# What each step of labs 6-8 buys on a GPU (tools/bench_steps; a benchmark, not a test): the
+# figures the notebooks quote. `make bench-steps && build/bench/bench_steps`.
+BENCH_STEPS := build/bench/bench_steps
+$(BENCH_STEPS): $(wildcard tools/bench_steps/*.cu tools/bench_steps/*.cuh)
+	@mkdir -p $(@D)
+	$(SAY) "build tools/bench_steps"
+	$(Q)$(NVCC) $(filter-out -MMD -MP,$(NVCC_BASE)) -Itools/bench_steps tools/bench_steps/bench_steps.cu -o $@
+.PHONY: bench-steps
+bench-steps: $(BENCH_STEPS)
