@@ -94,15 +94,15 @@
 //  and 1.4x faster than CUB (0.133 ms). It gets there in four steps, each one change to the
 //  kernel you wrote; tools/bench_steps times each on its own (make bench-steps).
 //
-//  1. Sixteen bytes per load. A warp of byte loads moves 32 bytes per instruction; a memory
-//     system built to move 128-byte lines then spends its instructions, not its bandwidth.
-//     Read the input as uint4 instead (four 32-bit words, 16 bytes per thread, 512 per warp
-//     instruction), and take the bytes out of each word with shifts: (w >> 8 * b) & 255 is
-//     byte b of word w (the GPU is little-endian: byte 0 is the lowest). A uint4 must sit at
-//     an address that is a multiple of 16. cudaMalloc's pointers do, but lab6::histogram
-//     promises any pointer, so the first `head` bytes before the first 16-byte boundary and the
-//     last (n - head) % 16 bytes are counted one by one, by block 0 (which has the threads to
-//     spare). The grid now needs ceil(n / 16 / kThreads) blocks at most.
+//  1. Sixteen bytes per load. A warp of byte loads moves 32 bytes per instruction: 16 load
+//     instructions, and 16 trips round the loop, for every 512 bytes, so the kernel is held
+//     back by the instructions it issues rather than by memory. Read the input as uint4 (four
+//     32-bit words, 16 bytes per thread, 512 per warp instruction) and take the bytes out of
+//     each word with shifts: (w >> 8 * b) & 255 is byte b of word w (the GPU is little-endian:
+//     byte 0 is the lowest). A uint4 must sit at an address that is a multiple of 16.
+//     cudaMalloc's pointers do, but lab6::histogram promises any pointer, so the `head` bytes
+//     before the first 16-byte boundary and the last (n - head) % 16 are counted one by one,
+//     by 16 threads of block 0. The grid now needs ceil(n / 16 / kThreads) blocks at most.
 //     [H100: pending] (from [H100: pending] for byte loads).
 //
 //  2. Two loads in flight. A load from memory takes several hundred nanoseconds to arrive, and
