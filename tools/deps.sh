@@ -172,7 +172,8 @@ without_root() {
     missing_names=$(drop_word "$missing_names" "$1"); missing_names=${missing_names:+ $missing_names}
     missing=$(drop_word "$missing" "$2")
   else
-    fetch_problem="fetching $2 without root did not work either: $(tail -n1 "$tmp/boost/fetch.log" 2>/dev/null)"
+    why=$(tail -n1 "$tmp/boost/fetch.log" 2>/dev/null)
+    fetch_problem="fetching $2 without root did not work either: ${why:-dpkg-deb is missing}"
   fi
 }
 
