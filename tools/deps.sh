@@ -172,8 +172,8 @@ without_root() {
     missing_names=$(drop_word "$missing_names" "$1"); missing_names=${missing_names:+ $missing_names}
     missing=$(drop_word "$missing" "$2")
   else
-    why=$(tail -n1 "$tmp/boost/fetch.log" 2>/dev/null)
-    fetch_problem="fetching $2 without root did not work either: ${why:-dpkg-deb is missing}"
+    why=$( { grep '^E:' "$tmp/boost/fetch.log" || cat "$tmp/boost/fetch.log"; } 2>/dev/null | tail -n1)
+    fetch_problem="fetching $2 without root did not work either (is the package archive reachable?): ${why:-dpkg-deb is missing}"
   fi
 }
 
