@@ -110,22 +110,24 @@
 //  2. float4 loads. One instruction per thread then moves 16 bytes, 512 per warp: a quarter of
 //     the load instructions and of the loop's steps for the same bytes. A float4 must sit at a
 //     multiple of 16 bytes: the `head` floats before the first such address (none for
-//     cudaMalloc's pointers, but the contract promises any pointer) and the n - head past the
-//     last whole float4 (0 to 3) are added by block 0, one by one, as lab 6's loose bytes are.
-//     The grid needs ceil(n / 4 / kThreads) blocks at most. [H100: pending].
+//     cudaMalloc's pointers, but the contract promises any pointer) and the (n - head) % 4
+//     after the last whole float4 are added by block 0, one by one, as lab 6's loose bytes are.
+//     Keep the running sum a float4 too (acc.x += v.x, acc.y += v.y, ...): four independent
+//     chains of additions, so four can be under way at once where one chain allows one, and
+//     each chain is a quarter as long (so is its rounding). The grid needs
+//     ceil(n / 4 / kThreads) blocks at most. [H100: pending].
 //
-//  3. Four loads in flight, four running sums. Memory answers a load several hundred
-//     nanoseconds after it is asked; a thread that adds each float4 before loading the next
-//     waits that long every step. Load four (the next four steps of the grid-stride loop) into
-//     an array, then add them:
+//  3. Four loads in flight. Memory answers a load several hundred nanoseconds after it is
+//     asked; a thread that adds each float4 before loading the next waits that long every
+//     step. Load four (the next four steps of the grid-stride loop) into an array, then add
+//     them:
 //
 //         float4 v[4];
 //         for (u = 0; u < 4; ++u) v[u] = in4[i + u * stride];     // four requests leave at once
 //         for (u = 0; u < 4; ++u) acc.x += v[u].x, acc.y += v[u].y, ...;
 //
-//     The running sum is a float4 too, acc.x, acc.y, acc.z, acc.w: four independent chains of
-//     additions, so no addition waits for the one before it, and each chain is a quarter as
-//     long, which also shortens the rounding bound. [H100: pending].
+//     and finish with a plain loop for the last few float4s, fewer than four strides' worth.
+//     [H100: pending].
 //
 //  4. Ask for the grid once. cudaGetDevice, cudaDeviceGetAttribute and
 //     cudaOccupancyMaxActiveBlocksPerMultiprocessor cost [H100: pending] on the host per call (the

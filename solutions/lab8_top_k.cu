@@ -116,13 +116,14 @@
 //     saved. [H100: pending] (one block per tile).
 //
 //  2. One wave of resident blocks. So the reference launches only as many blocks as the GPU
-//     runs at once (lab 6's occupancy query, asked once), and gives each a range of whole tiles:
-//     chunk = ceil(m / resident), rounded up to a multiple of kTile. With 2^26 elements spread
-//     over several hundred resident blocks (132 multiprocessors, a few blocks each), a block
-//     reads a few dozen tiles, and its bar is high after the first few. No block waits for a second wave, and a level's output is resident x k
-//     candidates: the next level is small. Whole tiles keep the rule of THE METHOD (each level
-//     shrinks at least kTile / k >= 8 times), so every level still fits its region.
-//     [H100: pending] (one wave; the lab's own timing: 0.507 ms, 530 GB/s of input).
+//     runs at once (lab 6's occupancy query, asked once), and gives each a range of whole
+//     tiles: chunk = ceil(m / resident), rounded up to a multiple of kTile. With 2^26 elements
+//     spread over several hundred resident blocks (132 multiprocessors, a few blocks each), a
+//     block reads a few dozen tiles, and its bar is high after the first few. No block waits
+//     for a second wave, and a level's output is resident x k candidates: the next level is
+//     small. Whole tiles keep the rule of THE METHOD (each level shrinks at least kTile / k >= 8
+//     times), so every level still fits its region. [H100: pending] (one wave; the lab's own
+//     timing: 0.507 ms, 530 GB/s of input).
 //
 //  3. The cheap test first. From level 2 on, an element's index is a second load from global
 //     memory (in_indices[p]); its value is already in a register. A value below the bar's can
