@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "runner_words.h"
 #include "tolerance.h"
 
 namespace cudalab {
@@ -227,22 +228,82 @@ CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
   return r;
 }
 
-bool add_grid_coverage_note(CheckResult& r, const std::vector<wire::Launch>& launches, size_t cols, size_t rows,
-                            size_t tile) {
+size_t launch_tile(const wire::Launch& l, size_t rows, size_t cols, size_t lab_tile) {
+  const auto fits = [&](size_t t) {
+    const auto near = [t](size_t g, size_t dim) { return g == dim / t || g == (dim + t - 1) / t; };
+    return t >= 4 && near(l.grid[0], cols) && near(l.grid[1], rows);
+  };
+  // A 2-D block's x extent first: CS179's 64 x 16 blocks move 64 x 64 tiles, the notebook's
+  // 32 x 8 ones 32 x 32, a 16 x 16 product's 16 x 16.
+  if (l.block[1] > 1 && fits(l.block[0])) return l.block[0];
+  if (fits(lab_tile)) return lab_tile;
+  if (fits(l.block[1])) return l.block[1];
+  return lab_tile;
+}
+
+namespace {
+
+// "100 / 64 rounds down to 1 across", or "1 across where 2 are needed".
+std::string short_side(size_t g, size_t dim, size_t t, const char* side) {
+  if (g == dim / t)
+    return with_commas(dim) + " / " + std::to_string(t) + " rounds down to " + with_commas(g) + " " + side;
+  return with_commas(g) + " " + side + " where " + with_commas((dim + t - 1) / t) + " are needed";
+}
+
+struct Shortfall {
+  size_t tile = 0, need_x = 0, need_y = 0;
+  std::string sides;     // "100 / 64 rounds down to 1 across, and ..."
+  std::string round_up;  // "Round up: (cols + 63) / 64 blocks across, (rows + 63) / 64 down"
+};
+
+// Where the first launch's grid falls short of a rows x cols matrix in its own tiles (tile 0:
+// it covers the matrix).
+Shortfall shortfall(const wire::Launch& l, const GridMatrix& m) {
+  Shortfall s;
+  const size_t t = launch_tile(l, m.rows, m.cols, m.lab_tile);
+  s.need_x = (m.cols + t - 1) / t, s.need_y = (m.rows + t - 1) / t;
+  const bool short_x = l.grid[0] < s.need_x, short_y = l.grid[1] < s.need_y;
+  if (!short_x && !short_y) return s;
+  s.tile = t;
+  if (short_x) s.sides = short_side(l.grid[0], m.cols, t, "across");
+  if (short_y) s.sides += (short_x ? ", and " : "") + short_side(l.grid[1], m.rows, t, "down");
+  const std::string tt = std::to_string(t), t1 = std::to_string(t - 1);
+  s.round_up = "Round up: (" + std::string(m.cols_name) + " + " + t1 + ") / " + tt + " blocks across, (" +
+               m.rows_name + " + " + t1 + ") / " + tt + " down";
+  return s;
+}
+
+// "a 64 x 100 matrix", "C (100 x 70)".
+std::string matrix_phrase(const GridMatrix& m) {
+  const std::string size = with_commas(m.rows) + " x " + with_commas(m.cols);
+  return m.what == "matrix" ? "a " + size + " matrix" : m.what + " (" + size + ")";
+}
+
+}  // namespace
+
+std::string refused_grid_words(const std::vector<wire::Launch>& launches, const GridMatrix& m) {
+  if (launches.empty()) return "";
+  const wire::Launch& l = launches.back();  // the refused one: nothing ran after it
+  if (l.grid[0] && l.grid[1] && l.grid[2]) return "";
+  const Shortfall s = shortfall(l, m);
+  if (!s.tile) return "";
+  return "for " + matrix_phrase(m) + " your grid has " + dims_text(l.grid) + " blocks of " + dims_text(l.block) +
+         " threads (" + s.sides + "): a grid needs at least one block each way. " + s.round_up;
+}
+
+bool add_grid_coverage_note(CheckResult& r, const std::vector<wire::Launch>& launches, const GridMatrix& m) {
   if (r.status != Status::Fail || launches.empty()) return false;
-  const size_t need_x = (cols + tile - 1) / tile, need_y = (rows + tile - 1) / tile;
-  const auto& g = launches.front().grid;
-  if (g[0] >= need_x && g[1] >= need_y) return false;
-  // One story: the pattern's "check your bounds" would send the student to the wrong place.
-  if (const size_t at = r.message.find(": check your bounds"); at != std::string::npos)
-    r.message = r.message.substr(0, at) + ": the grid is too small";
-  r.notes.insert(r.notes.begin(),
-                 "your grid has " + with_commas(g[0]) + " x " + with_commas(g[1]) + " blocks, but a " +
-                     with_commas(rows) + " x " + with_commas(cols) + " matrix needs " + with_commas(need_x) + " x " +
-                     with_commas(need_y) + " tiles of " + std::to_string(tile) + " x " + std::to_string(tile) +
-                     ": the last, partial tiles have no block. Round up: (cols + " + std::to_string(tile - 1) + ") / " +
-                     std::to_string(tile) + " blocks across, (rows + " + std::to_string(tile - 1) + ") / " +
-                     std::to_string(tile) + " down");
+  const wire::Launch& l = launches.front();
+  const Shortfall s = shortfall(l, m);
+  if (!s.tile) return false;
+  // One story, the grid's: a pattern ("check your bounds", "never written") would send the
+  // student to the wrong place.
+  r.message = r.message.substr(0, r.message.find(": ")) + ": your grid is too small (" + s.sides + ")";
+  const std::string tt = std::to_string(s.tile);
+  r.notes.insert(r.notes.begin(), "your grid has " + dims_text(l.grid) + " blocks of " + dims_text(l.block) +
+                                      " threads, but " + matrix_phrase(m) + " in tiles of " + tt + " x " + tt +
+                                      " needs " + with_commas(s.need_x) + " x " + with_commas(s.need_y) +
+                                      ": the last, partial tiles have no block (" + s.sides + "). " + s.round_up);
   return true;
 }
 

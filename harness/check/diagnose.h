@@ -45,13 +45,29 @@ std::string describe_pattern(const std::vector<bool>& wrong, const std::vector<b
 CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
                       const std::vector<double>* prefix);
 
-// Adds the verdict of the guard elements after an output (count overwritten, first index).
-// From the runner's launch record: when the first launch's grid has fewer blocks than tiles of
-// `tile` x `tile` needed to cover a rows x cols matrix (cols across, in x), says so (the grid was rounded down) and
-// returns true; the bounds hints that would otherwise be given are then beside the point.
-bool add_grid_coverage_note(CheckResult& r, const std::vector<wire::Launch>& launches, size_t cols, size_t rows,
-                            size_t tile);
+// A 2-D output walked by a 2-D grid of tiles (cols across, in x; rows down, in y), as the
+// feedback names it: what = "matrix" ("a 64 x 100 matrix") or "C" ("C (64 x 100)"), cols_name =
+// "cols" or "N".
+struct GridMatrix {
+  size_t rows = 0, cols = 0;
+  size_t lab_tile = 32;  // the notebook's tile, when the launch does not show another
+  std::string what = "matrix";
+  const char* cols_name = "cols";
+  const char* rows_name = "rows";
+};
+// The tile the launch's blocks cover: blockDim.x of a 2-D block, the lab's tile or blockDim.y,
+// whichever gives the grid's count of tiles (rounded up or down); the lab's tile otherwise.
+size_t launch_tile(const wire::Launch& l, size_t rows, size_t cols, size_t lab_tile);
+// From the runner's launch record: when the first launch's grid has fewer blocks than the
+// matrix has tiles (of the launch's own size), says so, with the division that rounded down,
+// and returns true; the bounds hints that would otherwise be given are then beside the point.
+bool add_grid_coverage_note(CheckResult& r, const std::vector<wire::Launch>& launches, const GridMatrix& m);
+// For a launch CUDA refused with a grid of 0 blocks (the record's last): "for a 1 x 1 matrix
+// your grid has 0 x 0 blocks of 64 x 16 threads: 1 / 64 rounds down to 0 across, ..."; "" when
+// the last launch has blocks.
+std::string refused_grid_words(const std::vector<wire::Launch>& launches, const GridMatrix& m);
 
+// Adds the verdict of the guard elements after an output (count overwritten, first index).
 void add_canary_verdict(CheckResult& r, const std::string& buffer, size_t n, size_t overwritten,
                         size_t first_overwritten);
 

@@ -136,6 +136,20 @@ static std::vector<wire::Launch> g_last_launches;
 static uint64_t g_last_total = 0;
 static std::vector<std::string> g_last_words;
 
+LabCallResult run_explained(LabCall& call, const std::function<std::string(const std::vector<wire::Launch>&)>& explain) {
+  try {
+    return call.run();
+  } catch (const LabCallFailure& f) {
+    const std::string words = explain(f.launches);
+    if (words.empty()) throw;
+    std::string message = f.what();
+    if (const size_t at = message.find(": you asked for a grid of"); at != std::string::npos) message.resize(at);
+    LabCallFailure explained(f.kind, message + ": " + words, f.notes, f.runner_words);
+    explained.launches = f.launches;
+    throw explained;
+  }
+}
+
 std::vector<wire::Launch> take_last_launches(uint64_t& total) {
   total = g_last_total;
   g_last_total = 0;
@@ -173,7 +187,9 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
     } else if (reply.outcome == wire::Outcome::BadRequest) {
       kind = LabCallFailure::Kind::Refused;
     }
-    throw LabCallFailure(kind, message, res.notes, words);
+    LabCallFailure failure(kind, message, res.notes, words);
+    failure.launches = reply.launches;
+    throw failure;
   }
   // A result computed on the host needs the input there: copied back, or made host-visible.
   uint64_t input_bytes = 0;

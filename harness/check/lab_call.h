@@ -34,6 +34,7 @@ struct LabCallFailure : std::runtime_error {
   Kind kind;
   std::vector<std::string> notes;
   std::vector<std::string> runner_words;  // printable and cut; shown only where runner_words_allowed()
+  std::vector<wire::Launch> launches;     // what the launch record saw before the failure (a refused launch too)
   LabCallFailure(Kind k, const std::string& message, std::vector<std::string> n = {}, std::vector<std::string> w = {})
       : std::runtime_error(message), kind(k), notes(std::move(n)), runner_words(std::move(w)) {}
 };
@@ -88,6 +89,11 @@ class LabCall {
   wire::CallRequest request_;
   std::vector<std::vector<uint8_t>> data_;  // Data inputs, by buffer (empty for others)
 };
+
+// call.run(), and when it fails, the lab's own words for the launch record it failed with
+// (explain returns "" when it has none): they take the place of the general account of a refused
+// launch ("you asked for a grid of ..."), which the lab can say more exactly from its shapes.
+LabCallResult run_explained(LabCall& call, const std::function<std::string(const std::vector<wire::Launch>&)>& explain);
 
 // The launches of the last call that got as far as a reply (for the report), then cleared.
 std::vector<wire::Launch> take_last_launches(uint64_t& total);

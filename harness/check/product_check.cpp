@@ -71,7 +71,9 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
   call.scalar(int64_t(M));
   call.scalar(int64_t(N));
   call.scalar(int64_t(K));
-  const LabCallResult res = call.run();
+  const GridMatrix grid_of{M, N, lab.tile, "C", "N", "M"};
+  const LabCallResult res =
+      run_explained(call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });
 
   const bool sampled = double(M) * double(N) * double(K) > kFullReferenceWork;
   const ProductRows ref =
@@ -93,7 +95,7 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
   }
 
   const GuardState c_guards = res.guards[dC];
-  const bool grid_short = !sampled && add_grid_coverage_note(r, res.launches, N, M, lab.tile);
+  const bool grid_short = !sampled && add_grid_coverage_note(r, res.launches, grid_of);
   if (r.status == Status::Fail && !grid_short) {
     size_t nan = 0, zeros = 0, unwritten = 0;
     for (float v : got) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "diagnose.h"
 #include "printable.h"
 
 namespace cudalab {
@@ -161,11 +162,58 @@ std::string checked_place(const std::string& file, uint32_t line, const LabSourc
   return line >= 1 && line <= src.lines ? src.shown + ":" + std::to_string(line) : src.shown;
 }
 
+std::string dims_text(const uint32_t d[3]) {
+  return with_commas(d[0]) + " x " + with_commas(d[1]) + (d[2] == 1 ? "" : " x " + with_commas(d[2]));
+}
+
+namespace {
+
+// CUDALAB_CHECK_LAUNCH reports its own line, which follows the launch: the launch is the nearest
+// line at or above it that names the kernel and opens `<<<` (a few lines up at most). The line
+// given when none is found.
+uint32_t launch_line(const LabSource& src, const std::string& kernel, uint32_t check_line) {
+  if (kernel.empty() || src.text.empty() || check_line < 1 || check_line > src.lines) return check_line;
+  std::vector<std::string> lines(1);
+  for (char c : src.text)
+    if (c == '\n')
+      lines.emplace_back();
+    else
+      lines.back().push_back(c);
+  for (uint32_t l = check_line; l >= 1 && l + 8 > check_line; --l) {
+    const std::string& text = lines[l - 1];
+    const size_t at = text.find(kernel);
+    if (at != std::string::npos && text.find("<<<", at) != std::string::npos) return l;
+  }
+  return check_line;
+}
+
+// Why CUDA refused a launch, from the grid and block the record saw asked for ("" when the
+// record has no launch of that kernel, or nothing in it is out of range).
+std::string refused_launch_words(const std::vector<wire::Launch>& launches, const std::string& kernel) {
+  const wire::Launch* l = nullptr;
+  for (const auto& x : launches)
+    if (kernel.empty() || x.kernel == kernel) l = &x;
+  if (!l) return "";
+  const uint64_t threads = uint64_t(l->block[0]) * l->block[1] * l->block[2];
+  const std::string asked =
+      "you asked for a grid of " + dims_text(l->grid) + " blocks of " + dims_text(l->block) + " threads";
+  if (uint64_t(l->grid[0]) * l->grid[1] * l->grid[2] == 0)
+    return asked + ": a grid needs at least one block in each dimension";
+  if (threads == 0 || threads > 1024)
+    return asked + ": a block holds 1 to 1,024 threads, and yours has " + with_commas(threads);
+  if (l->grid[1] > 65535 || l->grid[2] > 65535) return asked + ": gridDim.y and gridDim.z may be at most 65,535";
+  if (l->block[2] > 64) return asked + ": blockDim.z may be at most 64";
+  return "";
+}
+
+}  // namespace
+
 std::string failure_message(const wire::CallReply& reply, const std::string& function, const LabSource& src) {
   const wire::Failure& f = reply.failure;
   const std::string error = cuda_error_words(f.cuda_code);
   const std::string kernel = checked_kernel(f.kernel, reply.launches, src);
-  const std::string place = checked_place(f.file, f.line, src);
+  const bool at_launch = f.cause == wire::Cause::Launch || f.cause == wire::Cause::KernelRun;
+  const std::string place = checked_place(f.file, at_launch ? launch_line(src, kernel, f.line) : f.line, src);
   const std::string diagnosis = diagnosis_of(reply);
   const std::string kernel_named = kernel.empty() ? "a kernel" : kernel;
   std::string m;
@@ -177,7 +225,9 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
     }
     case wire::Cause::Launch:
       m = "launching " + kernel_named + (place.empty() ? "" : " at " + place) + " failed: " + error;
-      if (f.cuda_code == kInvalidConfiguration)
+      if (const std::string why = refused_launch_words(reply.launches, kernel); !why.empty())
+        m += ": " + why;
+      else if (f.cuda_code == kInvalidConfiguration)
         m += " (a block holds at most 1024 threads, the grid needs at least one block, gridDim.y and gridDim.z may be at "
              "most 65,535, and a block may not ask for more shared memory than the GPU has)";
       break;
@@ -186,7 +236,9 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
       break;
     case wire::Cause::LabCall:
       m = function + " failed: " + error;
-      if (diagnosis.empty() && f.cuda_code != kIllegalAddress)
+      if (const std::string why = refused_launch_words(reply.launches, ""); !why.empty())
+        m += ": " + why;
+      else if (diagnosis.empty() && f.cuda_code != kIllegalAddress)
         m += " (add CUDALAB_CHECK_LAUNCH(\"name\") after each launch to find which kernel)";
       break;
     case wire::Cause::RunnerWork:

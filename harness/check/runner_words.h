@@ -51,6 +51,9 @@ std::string checked_call(const std::string& call, const LabSource& src);
 // the file is; "" otherwise.
 std::string checked_place(const std::string& file, uint32_t line, const LabSource& src);
 
+// "64 x 16", or "64 x 16 x 2" when the third dimension is not 1: a grid or a block as written.
+std::string dims_text(const uint32_t d[3]);
+
 // The report's sentence for a reply that failed (outcome != Ok), for the lab function `function`.
 std::string failure_message(const wire::CallReply& reply, const std::string& function, const LabSource& src);
 

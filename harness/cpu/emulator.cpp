@@ -1132,6 +1132,11 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
   }
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
   uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  const bool refused = threads == 0 || threads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
+                       blocks == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535 || smem > 227 * 1024;
+  // A refused launch is recorded too, as a GPU's launch record has it: the checker explains the
+  // refusal from the grid and block that were asked for.
+  if (refused && g_launch_observer) g_launch_observer(site.kernel, grid, block, smem);
   if (threads == 0 || threads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64 || blocks == 0 ||
       grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {
     detail::set_last_error(cudaErrorInvalidConfiguration);

@@ -67,7 +67,9 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   const size_t out = call.output("d_out", wire::ElemType::F32, n);
   call.scalar(int64_t(rows));
   call.scalar(int64_t(cols));
-  const LabCallResult res = call.run();
+  const GridMatrix grid_of{rows, cols, lab4::kTile};
+  const LabCallResult res =
+      run_explained(call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });
 
   std::vector<double> expected(n);
   for (size_t r = 0; r < rows; ++r)
@@ -76,8 +78,9 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   CheckResult r = compare_outputs(expected, got, nullptr, transpose_layout(rows, cols));
 
   const GuardState out_guards = res.guards[out];
-  // The grid walks the input's tiles: cols / 32 across, rows / 32 down (rounded up).
-  const bool grid_short = add_grid_coverage_note(r, res.launches, cols, rows, lab4::kTile);
+  // The grid walks the input's tiles: cols / 32 across, rows / 32 down (rounded up; the launch's
+  // own tile when it shows another).
+  const bool grid_short = add_grid_coverage_note(r, res.launches, grid_of);
   if (r.status == Status::Fail && !grid_short) {
     size_t nan = 0, copied = 0, unwritten = 0;
     for (size_t i = 0; i < n; ++i) {
