@@ -12,6 +12,7 @@ using nlohmann::json;
 namespace {
 
 std::string number_text(const json& v) {
+  if (v.is_number_integer()) return v.dump();  // a count: 4294967295, not 4.2949673e+09
   if (v.is_number()) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "%.9g", v.get<double>());

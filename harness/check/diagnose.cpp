@@ -23,6 +23,10 @@ std::string with_commas(size_t v) {
   return s;
 }
 
+std::string count_of(size_t n, const std::string& one, const std::string& many) {
+  return with_commas(n) + " " + (n == 1 ? one : many);
+}
+
 std::string OutputLayout::where(size_t index) const {
   if (rows && cols)
     return "(row " + std::to_string(index / cols) + ", col " + std::to_string(index % cols) + ")";
@@ -79,7 +83,7 @@ std::string describe_pattern(const std::vector<bool>& wrong, const std::vector<b
   if (w.count == n) return "every element is wrong";
   if (u.count == w.count && is_suffix(u, n))
     return "every element from " + layout.where(u.first) + " on was never written: only the first " +
-           with_commas(u.first) + " of " + with_commas(n) + " are covered" +
+           with_commas(u.first) + " of " + with_commas(n) + (u.first == 1 ? " is covered" : " are covered") +
            (layout.rows ? "" : " (are there enough blocks?)");
   if (is_suffix(w, n))
     return "every element past index " + with_commas(w.first - 1) + " is wrong";
@@ -247,7 +251,8 @@ namespace {
 std::string short_side(size_t g, size_t dim, size_t t, const char* side) {
   if (g == dim / t)
     return with_commas(dim) + " / " + std::to_string(t) + " rounds down to " + with_commas(g) + " " + side;
-  return with_commas(g) + " " + side + " where " + with_commas((dim + t - 1) / t) + " are needed";
+  const size_t need = (dim + t - 1) / t;
+  return with_commas(g) + " " + side + " where " + with_commas(need) + (need == 1 ? " is needed" : " are needed");
 }
 
 struct Shortfall {

@@ -73,5 +73,7 @@ void add_canary_verdict(CheckResult& r, const std::string& buffer, size_t n, siz
 
 // Formats 1234567 as "1,234,567".
 std::string with_commas(size_t v);
+// "1 place", "5 places", "1,024 places": a count and its noun, singular or plural.
+std::string count_of(size_t n, const std::string& one, const std::string& many);
 
 }  // namespace cudalab

@@ -89,6 +89,12 @@ size_t LabCall::data_input(const std::string& name, const std::vector<uint8_t>& 
   return data_input(name, wire::ElemType::U8, v.data(), v.size());
 }
 
+size_t LabCall::output_from(const std::string& name, wire::ElemType type, const void* bytes, size_t count) {
+  wire::BufferSpec b{name, type, count, {}, true};
+  b.fill.kind = wire::FillKind::Data;
+  return add(b, bytes);
+}
+
 size_t LabCall::output(const std::string& name, wire::ElemType type, size_t count, bool return_data) {
   wire::BufferSpec b{name, type, count, {}, return_data};
   b.fill.kind = wire::FillKind::Poison;

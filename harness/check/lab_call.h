@@ -69,6 +69,9 @@ class LabCall {
   size_t data_input(const std::string& name, wire::ElemType type, const void* bytes, size_t count);
   // An output, poisoned before the call. return_data = false brings back only its guards.
   size_t output(const std::string& name, wire::ElemType type, size_t count, bool return_data = true);
+  // An output that starts with the checker's bytes instead of the poison (to ask what the code
+  // does with a value it finds there).
+  size_t output_from(const std::string& name, wire::ElemType type, const void* bytes, size_t count);
   void scalar(int64_t v) { request_.scalars.push_back(v); }
 
   // Runs the call in the current kernel runner (starting one if needed). A call in which

@@ -1,7 +1,20 @@
+#include <cmath>
+
 #include "json_writer.h"
 #include "run_record.h"
 
 namespace cudalab {
+
+// A mismatch's value: counts as integers, infinities as "inf" / "-inf" (JSON has no infinity,
+// and null, which stands for NaN, would tell a reader an expected +inf was NaN), NaN as null.
+static void mismatch_value(JsonWriter& j, double v, bool counts) {
+  if (counts && v >= 0 && v <= 4294967295.0)
+    j.value(static_cast<unsigned long long>(v));
+  else if (std::isinf(v))
+    j.value(v > 0 ? "inf" : "-inf");
+  else
+    j.value(v);
+}
 
 static void write_device(JsonWriter& j, const wire::DeviceInfo& d) {
   j.key("device").begin_object();
@@ -44,14 +57,12 @@ static void write_check(JsonWriter& j, const CheckOutcome& o) {
   j.field("launches", r.launches);
   j.field("seconds", r.seconds);
   j.key("mismatches").begin_array();
-  for (const auto& m : r.mismatches)
-    j.begin_object()
-        .field("index", m.index)
-        .field("where", m.where)
-        .field("expected", m.expected)
-        .field("got", m.got)
-        .field("owner", m.owner)
-        .end_object();
+  for (const auto& m : r.mismatches) {
+    j.begin_object().field("index", m.index).field("where", m.where);
+    mismatch_value(j.key("expected"), m.expected, m.counts);
+    mismatch_value(j.key("got"), m.got, m.counts);
+    j.field("owner", m.owner).end_object();
+  }
   j.end_array().end_object();
 }
 

@@ -28,6 +28,7 @@ struct Mismatch {
   double expected = 0;
   double got = 0;
   std::string owner;      // "block 0, thread 1023" (empty when unknown)
+  bool counts = false;    // unsigned counts: shown as integers ("4,294,967,295"), not as floats
 };
 
 struct CheckResult {

@@ -41,6 +41,15 @@ std::string number(double v) {
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
+// A mismatch's value: counts as integers (a bin holding 0xFFFFFFFF is the harness's starting
+// value, said so), floats with 9 digits, the float poison as never written.
+std::string shown(const Mismatch& m, double v) {
+  if (m.counts && v >= 0 && v <= 4294967295.0) {
+    const std::string s = with_commas(size_t(v));
+    return v == 4294967295.0 ? s + " (0xFFFFFFFF)" : s;
+  }
+  return is_poison(float(v)) ? "NaN (never written)" : number(v);
+}
 }  // namespace
 
 std::string format_ms(double ms) {
@@ -98,8 +107,8 @@ void TerminalReport::check(const CheckOutcome& o) {
   }
   if (r.status == Status::Fail || r.status == Status::Error) line(paint("      " + o.check.title, kDim));
   for (const auto& m : r.mismatches) {
-    std::string l = "      " + pad(m.where, 16) + " expected " + pad(number(m.expected), 14) + " got " +
-                    pad(is_poison(float(m.got)) ? "NaN (never written)" : number(m.got), 20);
+    std::string l = "      " + pad(m.where, 16) + " expected " + pad(shown(m, m.expected), 14) + " got " +
+                    pad(shown(m, m.got), 20);
     if (!m.owner.empty()) l += " " + m.owner;
     line(l);
   }

@@ -1,6 +1,7 @@
 #include "topk_reference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -77,6 +78,28 @@ std::string entry_text(const std::vector<float>& values, int32_t index) {
 
 std::string place_text(size_t r) { return "place " + std::to_string(r); }
 
+// A place whose value is not its index's. Two causes, told apart by the input: a value that some
+// other element holds was moved without its index (a swap of one array alone); a value no
+// element holds was never an input, so it was read from a shared-memory slot before any thread
+// wrote it (issue 22: a missing barrier after loading the tile was sent to the swap).
+void explain_unpaired_value(CheckResult& r, const std::vector<float>& values, size_t p, float got, int32_t i,
+                            const std::string& count) {
+  char g[32];
+  std::snprintf(g, sizeof g, "%.9g", double(got));
+  const bool an_input = got == -INFINITY || std::any_of(values.begin(), values.end(), [&](float v) {
+                          return std::memcmp(&v, &got, sizeof v) == 0;
+                        });
+  if (an_input) {
+    r.message = count + place_text(p) + " says value " + g + " but " + entry_text(values, i) + " holds another";
+    r.notes.push_back("a value and its index must travel together: swap both arrays' entries, never one alone");
+    return;
+  }
+  r.message = count + place_text(p) + " holds value " + g + ", which no element of d_values holds: a "
+              "__syncthreads() is missing after loading the tile (a slot was read before any thread wrote it)";
+  r.notes.push_back("every slot must be loaded before any thread compares; if that barrier is there, check that every "
+                    "slot of the tile is loaded, padding included");
+}
+
 }  // namespace
 
 CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopKEntry>& expected,
@@ -102,7 +125,7 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
                                     "index " + std::to_string(got_indices[p]) + ", expected " +
                                         std::to_string(expected[p].index)});
   }
-  const std::string of_k = " of " + std::to_string(k) + " places wrong: ";
+  const std::string of_k = " of " + std::to_string(k) + (k == 1 ? " place wrong: " : " places wrong: ");
 
   if (unwritten == k) {
     r.message = "d_top_values and d_top_indices were never written: they still hold the harness's poison";
@@ -124,11 +147,7 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
       return r;
     }
     if (!same_bits(got_values[p], values[size_t(i)])) {
-      char g[32];
-      std::snprintf(g, sizeof g, "%.9g", double(got_values[p]));
-      r.message = std::to_string(wrong.size()) + of_k + place_text(p) + " says value " + g + " but " +
-                  entry_text(values, i) + " holds another";
-      r.notes.push_back("a value and its index must travel together: swap both arrays' entries, never one alone");
+      explain_unpaired_value(r, values, p, got_values[p], i, std::to_string(wrong.size()) + of_k);
       return r;
     }
   }
@@ -164,8 +183,12 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
       r.notes.push_back("equal values: the lower index wins (lab8.h), at every level and in every comparison");
       return r;
     }
-    r.message = std::to_string(wrong.size()) + of_k + std::to_string(missing.size()) + " of the " + std::to_string(k) +
-                " first elements are missing from your answer, such as " + entry_text(values, m) + ", place " +
+    const std::string which = k == 1                 ? "the first element is missing from your answer: "
+                              : missing.size() == 1 ? "1 of the " + std::to_string(k) +
+                                                          " first elements is missing from your answer: "
+                                                    : std::to_string(missing.size()) + " of the " + std::to_string(k) +
+                                                          " first elements are missing from your answer, such as ";
+    r.message = std::to_string(wrong.size()) + of_k + which + entry_text(values, m) + ", place " +
                 std::to_string(place_of(values, m));
     r.notes.push_back("the k first of the input are among the k first of every tile that holds them: does each block "
                       "keep its own k best (not only its largest), and does every level keep every list it is given?");

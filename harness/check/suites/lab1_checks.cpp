@@ -4,6 +4,7 @@
 // case: draw inputs from the seed, fill guarded device buffers, call the lab's host
 // function through a LabCall (lab_call.h), compare with a CPU reference, add lab-specific hints.
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "cudalab/lab1.h"
@@ -42,35 +43,90 @@ OutputLayout block_sum_layout() {
   return l;
 }
 
+struct Sums {
+  std::vector<float> got;
+  LabCallResult res;
+  LabCall call{"lab1::block_sums", 1};
+  size_t data = 0, sums = 0;
+};
+
+// One call of the lab on n elements drawn from the seed.
+Sums call_lab(size_t n, uint64_t seed) {
+  Sums s;
+  s.data = s.call.random_input("the input array", wire::ElemType::F32, n, sum_fill(seed));
+  s.sums = s.call.output("d_block_sums", wire::ElemType::F32, lab1::num_blocks(n));
+  s.call.scalar(int64_t(n));
+  s.res = s.call.run();
+  s.got = s.res.floats(s.sums);
+  return s;
+}
+
+// Is the partial last block the cause? Only if the same tree gets it right once it is full:
+// n rounded up to whole blocks, the same seed. A missing __syncthreads() also leaves a single
+// block wrong, full or not (issue 18), and must not be sent to the bounds.
+bool last_block_right_when_full(size_t n, uint64_t seed) {
+  const size_t full = lab1::num_blocks(n) * B;
+  const Sums s = call_lab(full, seed);
+  const BlockSums ref = block_sums_reference(sum_input(full, seed), B);
+  const size_t last = ref.sums.size() - 1;
+  return within(ref.sums[last], s.got[last], sum_tolerance(ref.lengths[last], ref.abs_sums[last]));
+}
+
+// The same call again, same input: block sums that change are a race (a GPU's warps, run in
+// another order). The CPU backend's in-order runs repeat exactly; its schedule probe asks there.
+bool changes_from_run_to_run(size_t n, uint64_t seed, const std::vector<float>& first) {
+  const Sums again = call_lab(n, seed);
+  for (size_t b = 0; b < first.size(); ++b)
+    if (std::memcmp(&first[b], &again.got[b], sizeof(float)) != 0) return true;
+  return false;
+}
+
+constexpr const char* kMissingBarrier =
+    "a __syncthreads() is missing between the tree's steps (or not every thread reaches it): every thread must "
+    "finish step s before any thread reads its partner at step 2s";
+
+// Why the block sums are wrong, tested before it is said: the partial last block, a race, or
+// (with the bounds cleared) the steps' order.
+void explain_wrong_sums(CheckResult& r, size_t n, uint64_t seed, const std::vector<float>& got) {
+  const size_t blocks = got.size();
+  const Mismatch& first = r.mismatches[0];
+  if (std::isnan(first.got) && !is_poison(float(first.got))) {
+    r.notes.push_back("NaN means an element past the end of the input was added: check i + s < n");
+    return;
+  }
+  if (is_poison(float(first.got))) return;
+  if (changes_from_run_to_run(n, seed, got)) {
+    r.message = "your block sums change from run to run on the same input: a race (" + r.message + ")";
+    r.notes.insert(r.notes.begin(), std::string("the same input, run twice, gave different sums: ") + kMissingBarrier);
+    return;
+  }
+  const bool only_last = r.mismatches.size() == 1 && first.index == blocks - 1;
+  if (n % B == 0 || !only_last) return;
+  if (last_block_right_when_full(n, seed)) {
+    r.notes.push_back("the last block is partial (" + std::to_string(n % B) + (n % B == 1 ? " element" : " elements") +
+                      ") and right once it is full: its threads must not add partners at or past n");
+    return;
+  }
+  r.notes.push_back("not the partial block: the last block is wrong when it is full (n = " +
+                    with_commas(blocks * B) + ") too. With every partner inside the array, most often " +
+                    kMissingBarrier);
+}
+
 CheckResult run(const CheckCase& c, uint64_t seed) {
   const size_t n = c.shape.dims[0];
   const size_t blocks = lab1::num_blocks(n);
   const std::vector<float> input = sum_input(n, seed);
-
-  LabCall call("lab1::block_sums", 1);
-  const size_t data = call.random_input("the input array", wire::ElemType::F32, n, sum_fill(seed));
-  const size_t sums = call.output("d_block_sums", wire::ElemType::F32, blocks);
-  call.scalar(int64_t(n));
-  const LabCallResult res = call.run();
+  Sums s = call_lab(n, seed);
 
   const BlockSums ref = block_sums_reference(input, B);
-  const std::vector<float> got = res.floats(sums);
   CheckResult r = compare_outputs(
-      ref.sums, got, [&](size_t b) { return sum_tolerance(ref.lengths[b], ref.abs_sums[b]); },
+      ref.sums, s.got, [&](size_t b) { return sum_tolerance(ref.lengths[b], ref.abs_sums[b]); },
       block_sum_layout());
+  if (r.status == Status::Fail) explain_wrong_sums(r, n, seed, s.got);
 
-  const bool partial = n % B != 0;
-  if (r.status == Status::Fail && partial && r.mismatches.size() == 1 && r.mismatches[0].index == blocks - 1 &&
-      !is_poison(float(r.mismatches[0].got)))
-    r.notes.push_back("the last block is partial (" + std::to_string(n % B) +
-                      (n % B == 1 ? " element)" : " elements)") + ": its threads must not add partners at or past n");
-  if (r.status == Status::Fail && !r.mismatches.empty() && std::isnan(r.mismatches[0].got) &&
-      !is_poison(float(r.mismatches[0].got)))
-    r.notes.push_back("NaN means an element past the end of the input was added: check i + s < n");
-
-  add_guard_verdict(r, call, res, sums, "");
-  add_guard_verdict(r, call, res, data, "");
-  for (const auto& note : res.notes) r.notes.push_back(note);
+  add_guard_verdict(r, s.call, s.res, s.sums, "");
+  add_guard_verdict(r, s.call, s.res, s.data, "");
+  for (const auto& note : s.res.notes) r.notes.push_back(note);
 
   // The host adds these sums up; with every block sum right, so is their total.
   if (r.status == Status::Pass)

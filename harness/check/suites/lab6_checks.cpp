@@ -75,6 +75,46 @@ std::vector<uint8_t> ramp(size_t n) {
 
 std::string bin_text(size_t b) { return "bin " + std::to_string(b); }
 
+// "64-255", "3, 7-9": the bins whose flag is set, as ranges.
+std::string bin_ranges(const std::vector<bool>& in) {
+  std::string s;
+  for (size_t b = 0; b < in.size(); ++b) {
+    if (!in[b] || (b && in[b - 1])) continue;
+    size_t end = b;
+    while (end + 1 < in.size() && in[end + 1]) ++end;
+    s += (s.empty() ? "" : ", ") + std::to_string(b) + (end > b ? "-" + std::to_string(end) : "");
+  }
+  return s;
+}
+
+// A bin that still held the harness's 0xFFFFFFFF when counting began ends exactly 1 short
+// (0xFFFFFFFF + c wraps to c - 1). When every wrong bin is 1 short and some bins are right, part
+// of d_hist was cleared: says which bins were not, and, when the cleared ones are the first k (a
+// cudaMemset given a count of counters, not of bytes), that cudaMemset counts bytes.
+bool explain_partial_clear(CheckResult& r, const ByteHistogram& expected, const std::vector<uint32_t>& got) {
+  std::vector<bool> short_by_one(256);
+  size_t wrong = 0, cleared = 0;
+  for (size_t b = 0; b < 256; ++b) {
+    const uint32_t e = uint32_t(expected[b]);
+    if (got[b] == e) continue;
+    if (got[b] != uint32_t(e - 1u)) return false;
+    short_by_one[b] = true;
+    ++wrong;
+  }
+  while (cleared < 256 && !short_by_one[cleared]) ++cleared;
+  if (wrong == 0 || wrong == 256) return false;
+  r.message = (wrong == 1 ? "bin " : "bins ") + bin_ranges(short_by_one) + (wrong == 1 ? " was" : " were") +
+              " never set to 0: each is exactly 1 short, the 0xFFFFFFFF d_hist arrives with plus its count "
+              "(0xFFFFFFFF + 1 wraps to 0)";
+  if (cleared + wrong == 256)
+    r.notes.push_back("only the first " + std::to_string(cleared) + " counters were cleared, " +
+                      std::to_string(cleared * 4) + " bytes: cudaMemset counts bytes, not elements. Clear all 256 "
+                      "with cudaMemset(d_hist, 0, 256 * sizeof(unsigned))");
+  else
+    r.notes.push_back("every one of the 256 counters must be set to 0 before the blocks add into it (TODO 4)");
+  return true;
+}
+
 }  // namespace
 
 // Compares the 256 counts exactly and says what the pattern of wrong ones means. Also used by
@@ -97,9 +137,11 @@ CheckResult compare_histogram(const ByteHistogram& expected, const std::vector<u
   }
   r.status = Status::Fail;
   for (size_t b = 0; b < 256 && r.mismatches.size() < 5; ++b)
-    if (got[b] != uint32_t(expected[b])) r.mismatches.push_back(Mismatch{b, bin_text(b), double(expected[b]), double(got[b]), ""});
+    if (got[b] != uint32_t(expected[b])) r.mismatches.push_back(Mismatch{b, bin_text(b), double(expected[b]), double(got[b]), "", true});
 
-  if (poison == 256) {
+  if (explain_partial_clear(r, expected, got)) {
+    // (said there: the bins that kept the poison)
+  } else if (poison == 256) {
     r.message = "d_hist was never written: all 256 bins still hold the 0xFFFFFFFF they started with";
     r.notes.push_back("clear d_hist first (TODO 4), then each block adds its counts into it (step 5)");
   } else if (one_short == 256) {
@@ -115,7 +157,7 @@ CheckResult compare_histogram(const ByteHistogram& expected, const std::vector<u
         "and does each block add its shared histogram into d_hist exactly once?");
   } else if (counted < n) {
     r.message = std::to_string(wrong) + " of 256 bins wrong: counted " + with_commas(counted) + " of the " + with_commas(n) +
-                " bytes: " + with_commas(n - counted) + " were missed";
+                " bytes: " + with_commas(n - counted) + (n - counted == 1 ? " was missed" : " were missed");
     r.notes.push_back(
         "counts got lost: is there a __syncthreads() after zeroing the shared histogram (before anyone counts) and "
         "another before adding it into d_hist? Does the loop reach the last byte (i < n), in every block?");

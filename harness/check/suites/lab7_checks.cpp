@@ -11,12 +11,15 @@
 // (n / threads of the largest launch), the block's tree (log2 of its threads), one addition
 // per block into d_sum, and tolerance.h's serial allowance; times the sum of |x|.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "cudalab/lab7.h"
 #include "diagnose.h"
 #include "lab_call.h"
+#include "runner_words.h"
 #include "suite.h"
 #include "sum_reference.h"
 #include "tolerance.h"
@@ -120,6 +123,74 @@ CheckResult check_atomic_sum(size_t n, const wire::Fill& fill, float got, const 
 
 namespace {
 
+// The lab's sum of the check's input, with d_sum starting at `start` instead of the poison.
+float sum_starting_at(size_t n, const wire::Fill& fill, float start) {
+  LabCall call("lab7::atomic_sum", 7);
+  call.random_input("the input array", wire::ElemType::F32, n, fill);
+  const size_t total = call.output_from("d_sum", wire::ElemType::F32, &start, 1);
+  call.scalar(int64_t(n));
+  return call.run().floats(total)[0];
+}
+
+// Whether the lab file's code (its comments left out: a "TODO: atomicAdd" is no call) calls an
+// atomic: atomicAdd, atomicCAS, ... (an uppercase letter after "atomic"; lab7::atomic_sum is none),
+// or atomic_ref / atomic<.
+bool lab_code_has_atomic() {
+  const std::string& t = lab_source().text;
+  std::string code;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.compare(i, 2, "//") == 0) {
+      i = t.find('\n', i);
+      if (i == std::string::npos) break;
+    } else if (t.compare(i, 2, "/*") == 0) {
+      i = t.find("*/", i + 2);
+      if (i == std::string::npos) break;
+      ++i;
+    } else {
+      code += t[i];
+    }
+  }
+  for (size_t at = code.find("atomic"); at != std::string::npos; at = code.find("atomic", at + 1)) {
+    const char next = at + 6 < code.size() ? code[at + 6] : ' ';
+    if (std::isupper(static_cast<unsigned char>(next)) || next == '<' || code.compare(at + 6, 4, "_ref") == 0) return true;
+  }
+  return false;
+}
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.9g", v);
+  return b;
+}
+
+// A NaN sum has two stories: nothing was written (d_sum still holds the poison), or the kernel
+// added onto the NaN d_sum arrives with (x86 keeps the poison's bits through an addition, so the
+// two look alike). Run again with d_sum starting at 1,000 and read which it was (issue 18). A
+// file with no atomicAdd at all is told so: blocks adding with += lose each other's additions.
+void explain_nan_sum(CheckResult& r, size_t n, const wire::Fill& fill, double expected, double tol) {
+  constexpr float kStart = 1000.0f;
+  const float again = sum_starting_at(n, fill, kStart);
+  const double added = double(again) - kStart;
+  const std::string no_atomic =
+      lab_code_has_atomic() || lab_source().text.empty() ? ""
+                             : ", and your file has no atomicAdd: blocks that add into d_sum with += at the same time "
+                               "lose each other's additions";
+  if (again == kStart) {
+    r.message = "the sum was never written: d_sum still holds what it started with (the harness's NaN, and 1,000 when "
+                "the checker ran it again starting from 1,000)";
+  } else if (within(expected, added, tol + 1e-6 * kStart) || (std::isfinite(again) && !no_atomic.empty())) {
+    r.message = "d_sum was never set to 0: your code adds onto the NaN it arrives with" + no_atomic;
+    r.notes.erase(std::remove_if(r.notes.begin(), r.notes.end(),
+                                 [](const std::string& s) { return s.find("d_sum arrives holding NaN") == 0; }),
+                  r.notes.end());
+    r.notes.insert(r.notes.begin(), "run again with d_sum starting at 1,000, your code gave " + num(again) +
+                                        " (1,000 + " + num(added) + "; the sum is " + num(expected) +
+                                        "): set d_sum to 0 first (cudaMemset(d_sum, 0, sizeof(float))), then add "
+                                        "each block's total with atomicAdd(d_sum, total)");
+    for (Mismatch& m : r.mismatches) m.got = std::nan("");  // written after all: not the poison's "never written"
+  }
+}
+
 CheckResult run(const CheckCase& c, uint64_t seed) {
   const size_t n = c.shape.dims[0];
   Signs signs = Signs::Positive;
@@ -133,7 +204,10 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   call.scalar(int64_t(n));
   const LabCallResult res = call.run();
 
-  CheckResult r = check_atomic_sum(n, fill, res.floats(total)[0], res.launches);
+  const float got = res.floats(total)[0];
+  CheckResult r = check_atomic_sum(n, fill, got, res.launches);
+  if (r.status == Status::Fail && std::isnan(got))
+    explain_nan_sum(r, n, fill, sum_reference(n, fill).sum, r.tolerance);
   add_guard_verdict(r, call, res, total, "");
   add_guard_verdict(r, call, res, 0, "");
   for (const auto& note : res.notes) r.notes.push_back(note);
