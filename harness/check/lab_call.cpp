@@ -104,6 +104,15 @@ size_t LabCall::output(const std::string& name, wire::ElemType type, size_t coun
 // What a failed exchange with the runner means for the check: the runner is replaced.
 [[noreturn]] static void runner_failed(const std::string& function, const wire::ProtocolError& e) {
   const std::string how = runner_discard();
+  // A time limit outside the checker's own ended it: a wrapper's wall clock (the grader's jail,
+  // timeout(1): status 124) or the CPU time limit (SIGXCPU, which a GPU wait that spins also
+  // reaches). That is a time limit, as the checker's own is, not a crash (issue 18).
+  const bool wall = how == "exited with status 124", cpu = how.rfind("was killed by signal 24 ", 0) == 0;
+  if (wall || cpu)
+    throw LabCallFailure(LabCallFailure::Kind::TimedOut,
+                         function + " did not finish within " +
+                             (wall ? "the time allowed for the run" : "the CPU time allowed for the run") +
+                             ": is a loop not ending, or are threads waiting at a barrier that others never reach?");
   if (!how.empty())
     throw LabCallFailure(LabCallFailure::Kind::Crashed, "your code crashed: the process running " + function + " " + how);
   throw LabCallFailure(LabCallFailure::Kind::Garbage,
@@ -137,6 +146,8 @@ static std::unique_ptr<SharedMemory> send_request(LabCall& call, const std::vect
   wire::send_frame(rp.socket(), type, w.bytes(), shm->fd);
   return shm;
 }
+
+constexpr int32_t kLaunchTimeout = 702;  // cudaErrorLaunchTimeout
 
 static std::vector<wire::Launch> g_last_launches;
 static uint64_t g_last_total = 0;
@@ -188,6 +199,9 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
     if (reply.outcome == wire::Outcome::CudaError) {
       if (reply.context_lost) runner_discard();
       kind = reply.context_lost ? LabCallFailure::Kind::ContextLost : LabCallFailure::Kind::CudaError;
+      // A kernel the GPU stopped at its time limit: a hang, as the checker's own limit finds one
+      // (the fresh runner the next check gets is all it needs), not a broken context that ends the run.
+      if (reply.failure.cuda_code == kLaunchTimeout) kind = LabCallFailure::Kind::TimedOut;
       if (reply.failure.cause == wire::Cause::RunnerWork && reply.failure.cuda_code == 2)
         kind = LabCallFailure::Kind::OutOfMemory;
     } else if (reply.outcome == wire::Outcome::BadRequest) {

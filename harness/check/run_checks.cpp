@@ -146,6 +146,8 @@ CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t 
   uint64_t ignored = 0;
   take_last_launches(ignored);
   if (skipped_here(c)) {
+    if (suite.judge_unemulated)
+      if (std::optional<CheckResult> judged = suite.judge_unemulated(c)) return *judged;
     r.status = Status::Skipped;
     r.message = "skipped: too large to emulate on the CPU; runs on a GPU";
     return r;

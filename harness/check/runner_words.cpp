@@ -82,7 +82,7 @@ constexpr ErrorName kErrors[] = {
     {801, "cudaErrorNotSupported", "operation not supported"},
     {999, "cudaErrorUnknown", "unknown error"},
 };
-constexpr int32_t kMemoryAllocation = 2, kInvalidConfiguration = 9, kIllegalAddress = 700;
+constexpr int32_t kMemoryAllocation = 2, kInvalidConfiguration = 9, kIllegalAddress = 700, kLaunchTimeout = 702;
 
 // The CPU backend's diagnoses, recognized by the harness's own words in the emulator's account
 // (a lab file cannot put them there: only a real fault does), each said in the checker's words.
@@ -124,6 +124,24 @@ LabSource read_lab_source(const std::string& path) {
   s.text = text.str();
   s.lines = size_t(std::count(s.text.begin(), s.text.end(), '\n')) + (!s.text.empty() && s.text.back() != '\n');
   return s;
+}
+
+std::string code_without_comments(const std::string& t) {
+  std::string code = t;
+  for (size_t i = 0; i + 1 < code.size(); ++i) {
+    if (code[i] == '"') {  // a string's "//" is no comment
+      while (++i < code.size() && code[i] != '"' && code[i] != '\n') i += code[i] == '\\';
+      continue;
+    }
+    const bool line = code.compare(i, 2, "//") == 0, block = code.compare(i, 2, "/*") == 0;
+    if (!line && !block) continue;
+    const size_t end = line ? code.find('\n', i) : code.find("*/", i + 2);
+    const size_t stop = end == std::string::npos ? code.size() : line ? end : end + 2;
+    for (size_t j = i; j < stop; ++j)
+      if (code[j] != '\n') code[j] = ' ';
+    i = stop - 1;
+  }
+  return code;
 }
 
 void set_lab_source(const LabSource& source) { g_source = source; }
@@ -216,6 +234,10 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
   const std::string place = checked_place(f.file, at_launch ? launch_line(src, kernel, f.line) : f.line, src);
   const std::string diagnosis = diagnosis_of(reply);
   const std::string kernel_named = kernel.empty() ? "a kernel" : kernel;
+  if (f.cuda_code == kLaunchTimeout)  // a time limit, said as the checker's own is (lab_call.cpp)
+    return (kernel.empty() ? function : "kernel " + kernel + (place.empty() ? "" : " (launched at " + place + ")")) +
+           " did not finish within the GPU's time limit for a kernel (" + error +
+           "): is a loop not ending, or are threads waiting at a barrier that others never reach?";
   std::string m;
   switch (f.cause) {
     case wire::Cause::CudaCall: {

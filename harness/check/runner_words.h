@@ -30,6 +30,9 @@ struct LabSource {
   size_t lines = 0;   // its number of lines (0 when it could not be read)
 };
 LabSource read_lab_source(const std::string& path);
+// The file's code with its comments blanked (line breaks kept, so line numbers still hold): what
+// the checker reads for a cause must be code, never a comment's "TODO: atomicAdd".
+std::string code_without_comments(const std::string& text);
 void set_lab_source(const LabSource& source);
 const LabSource& lab_source();
 

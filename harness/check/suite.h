@@ -75,6 +75,9 @@ struct LabSuite {
   std::function<CheckResult(const CheckCase&, uint64_t seed)> run;
   // Returns "" when the shape can be run, otherwise why not and what to do instead.
   std::function<std::string(const Shape&)> reject_shape;
+  // A `large` case the CPU backend does not run: the suite's verdict on it by other means (the
+  // lab file read for the bug the case is there for), or nothing (the case is skipped).
+  std::function<std::optional<CheckResult>(const CheckCase&)> judge_unemulated = nullptr;
 };
 
 const LabSuite& lab_suite();                     // defined by suites/labN_checks.cpp

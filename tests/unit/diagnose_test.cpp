@@ -181,3 +181,38 @@ TEST_CASE("a matrix thinner than one tile has no 'last partial tile' to blame") 
   wrong[3] = wrong[77] = true;
   CHECK(describe_pattern(wrong, unwritten, l).find("partial tile") == std::string::npos);
 }
+
+TEST_CASE("count_of says one place and two places") {
+  CHECK(count_of(1, "place", "places") == "1 place");
+  CHECK(count_of(1024, "place", "places") == "1,024 places");
+}
+
+static wire::Launch launch(uint32_t gx, uint32_t gy, uint32_t bx, uint32_t by) {
+  wire::Launch l;
+  l.grid[0] = gx, l.grid[1] = gy, l.grid[2] = 1;
+  l.block[0] = bx, l.block[1] = by, l.block[2] = 1;
+  return l;
+}
+
+TEST_CASE("a short grid is measured in the launch's own tiles, with the division that rounded down") {
+  // CS179's transpose: 64 x 64 tiles moved by 64 x 16 blocks, the grid rounded down.
+  CheckResult r;
+  r.status = Status::Fail;
+  r.message = "2,304 of 6,400 elements wrong: every element from (row 64, col 0) on was never written";
+  CHECK(add_grid_coverage_note(r, {launch(1, 1, 64, 16)}, GridMatrix{64, 100, 32}));
+  CHECK(r.message == "2,304 of 6,400 elements wrong: your grid is too small (100 / 64 rounds down to 1 across)");
+  CHECK(r.notes.front().find("in tiles of 64 x 64 needs 2 x 1") != std::string::npos);
+  CHECK(r.notes.front().find("(cols + 63) / 64") != std::string::npos);
+  // A grid that covers the matrix in its own tiles is no story, whatever the lab's tile.
+  CheckResult ok;
+  ok.status = Status::Fail;
+  CHECK_FALSE(add_grid_coverage_note(ok, {launch(2, 1, 64, 16)}, GridMatrix{64, 100, 32}));
+  // A grid of 0 blocks, refused: its sentence names the matrix and the rounding.
+  CHECK(refused_grid_words({launch(0, 0, 64, 16)}, GridMatrix{1, 1, 32}) ==
+        "for a 1 x 1 matrix your grid has 0 x 0 blocks of 64 x 16 threads (1 / 64 rounds down to 0 across, and 1 / 64 "
+        "rounds down to 0 down): a grid needs at least one block each way. Round up: (cols + 63) / 64 blocks across, "
+        "(rows + 63) / 64 down");
+  CHECK(refused_grid_words({launch(1, 1, 64, 16)}, GridMatrix{1, 1, 32}).empty());
+  // A 1-D block says nothing about tiles: the lab's own.
+  CHECK(launch_tile(launch(3, 3, 256, 1), 100, 100, 32) == 32);
+}

@@ -2,9 +2,11 @@
 // checker checks, never a sentence it repeats; and the protocol carries that data.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
+#include "index_width.h"
 #include "protocol.h"
 #include "runner_words.h"
 
@@ -194,4 +196,34 @@ TEST_CASE("the protocol carries a failure as data, and a batch of requests") {
   wire::encode_batch(empty, {});
   wire::Reader re(empty.bytes());
   CHECK_THROWS_AS(wire::decode_batch(re), wire::ProtocolError);
+}
+
+TEST_CASE("comments are blanked, line breaks and strings kept") {
+  const std::string code = "int a; // atomicAdd\n/* atomicAdd\n */ const char* s = \"//x\";\n";
+  const std::string out = cudalab::code_without_comments(code);
+  CHECK(out.find("atomicAdd") == std::string::npos);
+  CHECK(std::count(out.begin(), out.end(), '\n') == 3);
+  CHECK(out.find("\"//x\"") != std::string::npos);
+}
+
+TEST_CASE("a 32-bit grid-stride index compared with a size_t is found, others are not") {
+  const std::string with_int =
+      "__global__ void k(const unsigned char* in, unsigned* h, size_t n) {\n"
+      "  for (int j = threadIdx.x; j < 256; j += blockDim.x) h[j] = 0;\n"
+      "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) h[in[i]]++;\n"
+      "}\n";
+  auto x = cudalab::narrow_grid_stride_index(with_int);
+  REQUIRE(x);
+  CHECK(x->name == "i");
+  CHECK(x->line == 3);
+  CHECK(x->is_signed);
+  CHECK(cudalab::narrow_index_words(*x, "lab6.cu").find("wraps past 2^31") != std::string::npos);
+  // size_t index, or an int counting uint4s up to a bound of its own: nothing to say.
+  CHECK_FALSE(cudalab::narrow_grid_stride_index(
+      "void k(size_t n) { for (size_t i = blockIdx.x * 256; i < n; i += 256) ; }"));
+  CHECK_FALSE(cudalab::narrow_grid_stride_index(
+      "void k(size_t n) { const int n16 = n / 16; for (int i = blockIdx.x * 256; i < n16; i += 256) ; }"));
+  auto u = cudalab::narrow_grid_stride_index("void k(size_t n) { unsigned i = blockIdx.x * 256u;\n while (i < n) { i += 7; } }");
+  REQUIRE(u);
+  CHECK_FALSE(u->is_signed);
 }

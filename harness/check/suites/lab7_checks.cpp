@@ -136,20 +136,7 @@ float sum_starting_at(size_t n, const wire::Fill& fill, float start) {
 // atomic: atomicAdd, atomicCAS, ... (an uppercase letter after "atomic"; lab7::atomic_sum is none),
 // or atomic_ref / atomic<.
 bool lab_code_has_atomic() {
-  const std::string& t = lab_source().text;
-  std::string code;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t.compare(i, 2, "//") == 0) {
-      i = t.find('\n', i);
-      if (i == std::string::npos) break;
-    } else if (t.compare(i, 2, "/*") == 0) {
-      i = t.find("*/", i + 2);
-      if (i == std::string::npos) break;
-      ++i;
-    } else {
-      code += t[i];
-    }
-  }
+  const std::string code = code_without_comments(lab_source().text);
   for (size_t at = code.find("atomic"); at != std::string::npos; at = code.find("atomic", at + 1)) {
     const char next = at + 6 < code.size() ? code[at + 6] : ' ';
     if (std::isupper(static_cast<unsigned char>(next)) || next == '<' || code.compare(at + 6, 4, "_ref") == 0) return true;
