@@ -93,8 +93,9 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
                                        "launch in reverse order, and the answer changed"
                                      : "this check ran twice on the same input and the answer changed") +
                     ": a __syncthreads() is missing between a write and a read of shared memory, or a block reads "
-                    "what another block writes. A GPU runs them in an order no one promises, and it changes from run "
-                    "to run");
+                    "what another block writes" +
+                    (kCpu ? "" : " (or something reads memory nothing wrote, which holds whatever was there)") +
+                    ". A GPU runs them in an order no one promises, and it changes from run to run");
     notes.push_back("make lab" + std::to_string(suite.number) + " CHECK=race names the lines: " +
                     (kCpu ? "ThreadSanitizer watches every access of every thread"
                           : "compute-sanitizer's racecheck watches every access to shared memory"));
