@@ -100,6 +100,12 @@ void explain_wrong_sums(CheckResult& r, size_t n, uint64_t seed, const std::vect
     r.notes.insert(r.notes.begin(), std::string("the same input, run twice, gave different sums: ") + kMissingBarrier);
     return;
   }
+  if (first.index < n / B) {  // a full block is wrong: no partner of it lies at or past n
+    r.notes.push_back("block " + with_commas(first.index) + " is full and its sum is wrong, so the bounds are not the "
+                      "cause. With every partner inside the array, most often " + kMissingBarrier +
+                      "; if it is there, check each step: thread tid adds its partner i + s when tid % (2s) == 0");
+    return;
+  }
   const bool only_last = r.mismatches.size() == 1 && first.index == blocks - 1;
   if (n % B == 0 || !only_last) return;
   if (last_block_right_when_full(n, seed)) {
