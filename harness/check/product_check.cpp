@@ -20,16 +20,17 @@ constexpr size_t kSampledRows = 24;
 // Element (row, col) of C belongs to block (col / tile, row / tile); the thread, when the lab
 // fixes it, is the lab's to say. `rows` maps the compared rows back to C's rows (they are a
 // sample for large products).
-OutputLayout product_layout(const ProductLab& lab, size_t N, const std::vector<size_t>& rows, bool sampled) {
+// T is the launch's own tile when it shows one (a 16 x 16 product), the lab's otherwise; the
+// lab's thread names hold only for its own tile.
+OutputLayout product_layout(const ProductLab& lab, size_t N, const std::vector<size_t>& rows, bool sampled, size_t T) {
   OutputLayout l;
-  const size_t T = lab.tile;
   if (!sampled) {
     l.rows = rows.size();
     l.cols = N;
     l.tile = T;
   }
   l.block_of = [N, T, &rows](size_t i) { return tile_block_name(rows[i / N], i % N, T); };
-  if (lab.thread_of) l.thread_of = [N, &rows, &lab](size_t i) { return lab.thread_of(rows[i / N], i % N); };
+  if (lab.thread_of && T == lab.tile) l.thread_of = [N, &rows, &lab](size_t i) { return lab.thread_of(rows[i / N], i % N); };
   return l;
 }
 
@@ -83,7 +84,8 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
   got.reserve(ref.rows.size() * N);
   for (size_t row : ref.rows) got.insert(got.end(), all.begin() + row * N, all.begin() + (row + 1) * N);
 
-  const OutputLayout layout = product_layout(lab, N, ref.rows, sampled);
+  const size_t tile = res.launches.empty() ? lab.tile : launch_tile(res.launches.front(), M, N, lab.tile);
+  const OutputLayout layout = product_layout(lab, N, ref.rows, sampled, tile);
   CheckResult r = compare_outputs(
       ref.value, got, [&](size_t i) { return dot_tolerance(K, ref.abs_dot[i]); }, layout);
   if (sampled) {
