@@ -78,6 +78,34 @@ std::string entry_text(const std::vector<float>& values, int32_t index) {
 
 std::string place_text(size_t r) { return "place " + std::to_string(r); }
 
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Elements of the answer missing from the student's: a tie given to the higher index (every
+// missing one has an extra one of the same value), or elements lost on the way.
+void explain_missing(CheckResult& r, const std::vector<float>& values, size_t k, const std::vector<int32_t>& missing,
+                     const std::vector<int32_t>& extra, const std::string& count) {
+  std::vector<float> mv, ev;
+  for (int32_t i : missing) mv.push_back(values[size_t(i)]);
+  for (int32_t i : extra) ev.push_back(values[size_t(i)]);
+  std::sort(mv.begin(), mv.end());
+  std::sort(ev.begin(), ev.end());
+  const int32_t m = missing.front();
+  if (mv == ev) {
+    r.message = count + "a tie went to the higher index: " + entry_text(values, extra.front()) + " took the place of " +
+                entry_text(values, m);
+    r.notes.push_back("equal values: the lower index wins (lab8.h), at every level and in every comparison");
+    return;
+  }
+  const std::string which = k == 1                 ? "the first element is missing from your answer: "
+                            : missing.size() == 1 ? "1 of the " + std::to_string(k) +
+                                                        " first elements is missing from your answer: "
+                                                  : std::to_string(missing.size()) + " of the " + std::to_string(k) +
+                                                        " first elements are missing from your answer, such as ";
+  r.message = count + which + entry_text(values, m) + ", place " + std::to_string(place_of(values, m));
+  r.notes.push_back("the k first of the input are among the k first of every tile that holds them: does each block "
+                    "keep its own k best (not only its largest), and does every level keep every list it is given?");
+}
+
 // A place whose value is not its index's. Two causes, told apart by the input: a value that some
 // other element holds was moved without its index (a swap of one array alone); a value no
 // element holds was never an input, so it was read from a shared-memory slot before any thread
@@ -86,9 +114,8 @@ void explain_unpaired_value(CheckResult& r, const std::vector<float>& values, si
                             const std::string& count) {
   char g[32];
   std::snprintf(g, sizeof g, "%.9g", double(got));
-  const bool an_input = got == -INFINITY || std::any_of(values.begin(), values.end(), [&](float v) {
-                          return std::memcmp(&v, &got, sizeof v) == 0;
-                        });
+  const bool an_input =
+      got == -INFINITY || std::any_of(values.begin(), values.end(), [&](float v) { return same_bits(v, got); });
   if (an_input) {
     r.message = count + place_text(p) + " says value " + g + " but " + entry_text(values, i) + " holds another";
     r.notes.push_back("a value and its index must travel together: swap both arrays' entries, never one alone");
@@ -106,8 +133,7 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
                         const std::vector<float>& got_values, const std::vector<int32_t>& got_indices) {
   const size_t k = expected.size(), n = values.size();
   CheckResult r;
-  auto same_bits = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
-  std::vector<size_t> wrong;
+  std::vector<size_t> wrong;  // places whose value or index is not the answer's
   size_t unwritten = 0;
   for (size_t p = 0; p < k; ++p) {
     if (got_indices[p] != expected[p].index || !same_bits(got_values[p], expected[p].value)) wrong.push_back(p);
@@ -120,13 +146,12 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
   }
   r.status = Status::Fail;
   for (size_t p : wrong) {
-    if (r.mismatches.size() == 5) break;
+    if (r.mismatches.size() == 5) break;  // the first five are shown
     r.mismatches.push_back(Mismatch{p, place_text(p), double(expected[p].value), double(got_values[p]),
                                     "index " + std::to_string(got_indices[p]) + ", expected " +
                                         std::to_string(expected[p].index)});
   }
   const std::string of_k = " of " + std::to_string(k) + (k == 1 ? " place wrong: " : " places wrong: ");
-
   if (unwritten == k) {
     r.message = "d_top_values and d_top_indices were never written: they still hold the harness's poison";
     r.notes.push_back("the level that runs as a single block writes them: is every TODO done?");
@@ -161,8 +186,8 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
                         "real element?");
       return r;
     }
-  std::vector<int32_t> sorted_expected;
-  for (const TopKEntry& e : expected) sorted_expected.push_back(e.index);
+  std::vector<int32_t> sorted_expected(k);
+  std::transform(expected.begin(), expected.end(), sorted_expected.begin(), [](const TopKEntry& e) { return e.index; });
   std::sort(sorted_expected.begin(), sorted_expected.end());
   std::vector<int32_t> missing, extra;
   std::set_difference(sorted_expected.begin(), sorted_expected.end(), sorted_got.begin(), sorted_got.end(),
@@ -170,28 +195,7 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
   std::set_difference(sorted_got.begin(), sorted_got.end(), sorted_expected.begin(), sorted_expected.end(),
                       std::back_inserter(extra));
   if (!missing.empty()) {
-    // Tie rule: every missing element has an extra one of the same value (a higher index).
-    std::vector<float> mv, ev;
-    for (int32_t i : missing) mv.push_back(values[size_t(i)]);
-    for (int32_t i : extra) ev.push_back(values[size_t(i)]);
-    std::sort(mv.begin(), mv.end());
-    std::sort(ev.begin(), ev.end());
-    const int32_t m = missing.front();
-    if (mv == ev) {
-      r.message = std::to_string(wrong.size()) + of_k + "a tie went to the higher index: " + entry_text(values, extra.front()) +
-                  " took the place of " + entry_text(values, m);
-      r.notes.push_back("equal values: the lower index wins (lab8.h), at every level and in every comparison");
-      return r;
-    }
-    const std::string which = k == 1                 ? "the first element is missing from your answer: "
-                              : missing.size() == 1 ? "1 of the " + std::to_string(k) +
-                                                          " first elements is missing from your answer: "
-                                                    : std::to_string(missing.size()) + " of the " + std::to_string(k) +
-                                                          " first elements are missing from your answer, such as ";
-    r.message = std::to_string(wrong.size()) + of_k + which + entry_text(values, m) + ", place " +
-                std::to_string(place_of(values, m));
-    r.notes.push_back("the k first of the input are among the k first of every tile that holds them: does each block "
-                      "keep its own k best (not only its largest), and does every level keep every list it is given?");
+    explain_missing(r, values, k, missing, extra, std::to_string(wrong.size()) + of_k);
     return r;
   }
   // The right elements, in the wrong places.
