@@ -10,7 +10,8 @@
 #
 # CHECK= takes the same names as on a GPU (Makefile), each mapped to a build of the runner:
 #   memcheck (asan)   AddressSanitizer + UBSan bounds checks (fibers annotated)
-#   racecheck (race)  the race checker build
+#   racecheck (race)  the emulator's race detector (harness/cpu/race.h): lab code compiled with
+#                     -fsanitize=thread's hooks, which race.cpp defines itself (no libtsan)
 #   synccheck         the default build: its barrier and warp checks are always on
 #   initcheck         the memcheck build (AddressSanitizer does not see reads of memory never
 #                     written; the harness's NaN-poisoned outputs show most of those anyway)
@@ -33,35 +34,39 @@ ifeq ($(BACKEND),cpu)
 endif
 CPU_VARIANT_DIR = $(if $(filter asan,$(1)),$(CPU_OUT)/asan,$(if $(filter race,$(1)),$(CPU_OUT)/race,$(CPU_OUT)))
 CPU_VARIANT := $(call CPU_VARIANT_DIR,$(CPU_CHECK))
-# CHECK=race/asan: the sanitizer writes its reports to files, and the checker shows them
-# digested under each check (harness/check/sanitizer_digest.h); every report stays in
-# build/cpu/<variant>/reports/all-reports.txt.
-ifneq ($(and $(filter cpu,$(BACKEND)),$(CPU_CHECK)),)
+# CHECK=asan: the sanitizer writes its reports to files, and the checker shows them digested
+# under each check (harness/check/sanitizer_digest.h); every report stays in
+# build/cpu/asan/reports/all-reports.txt. (CHECK=race's reports are the emulator's notes.)
+ifneq ($(and $(filter cpu,$(BACKEND)),$(filter asan,$(CPU_CHECK))),)
   override ARGS += --sanitizer-log $(CPU_VARIANT)/reports
 endif
 
 CPU_RUN_INCLUDES := -Iharness/cpu/include -Iharness/include -Iharness/run -Iharness/common
 CPU_CHECK_INCLUDES := -Iharness/check -Iharness/common -Iharness/include -DCUDALAB_CONTRACT_ONLY
 CPU_COMMON := -std=c++20 -pthread -Wall -Wextra -Wno-restrict -Wno-unused-parameter -Wno-sign-compare -Wno-unknown-pragmas -DCUDALAB_BACKEND_CPU=1 -MMD -MP
-# Per variant: flags for lab/harness code, flags for the emulator itself, link flags.
+# Per variant: flags for harness code, for lab code, for the emulator itself, link flags.
 CPU_CODE_plain := -O2 -g
+CPU_LAB_plain := $(CPU_CODE_plain)
 CPU_EMU_plain := -O2 -g
 CPU_LINK_plain :=
 CPU_SAN_asan := -fsanitize=address,undefined -fsanitize=bounds-strict -fno-sanitize-recover=all -fno-omit-frame-pointer
 CPU_CODE_asan := -O1 -g $(CPU_SAN_asan)
+CPU_LAB_asan := $(CPU_CODE_asan)
 CPU_EMU_asan := -O1 -g $(CPU_SAN_asan) -DCUDALAB_CPU_ASAN=1
 CPU_LINK_asan := $(CPU_SAN_asan)
-# The emulator is not instrumented for ThreadSanitizer: its own bookkeeping is not the lab's race.
-CPU_CODE_race := -O1 -g -fsanitize=thread
-CPU_EMU_race := -O2 -g -DCUDALAB_CPU_TSAN=1
-CPU_LINK_race := -fsanitize=thread
+# Only lab code calls the detector's hooks: the harness's and the emulator's own accesses are
+# not the lab's races. libbacktrace (GCC's own, in libgcc-dev) names the lines.
+CPU_CODE_race := -O1 -g -DCUDALAB_CPU_RACE=1
+CPU_LAB_race := $(CPU_CODE_race) -fsanitize=thread
+CPU_EMU_race := -O2 -g -DCUDALAB_CPU_RACE=1
+CPU_LINK_race :=
 # Boost.Context: the system's, or the copy tools/deps.sh unpacked into build/deps/local for a
 # user who may not install it (static, so the runners need nothing at run time). Expanded when
 # a recipe runs, after cpu-deps has made that copy.
 CPU_BOOST_LOCAL := build/deps/local/boost-context
 cpu_boost_local = $(shell [ -f $(CPU_BOOST_LOCAL)/lib/libboost_context.a ] && echo yes)
 CPU_BOOST_INCLUDE = $(if $(cpu_boost_local),-isystem $(CPU_BOOST_LOCAL)/include)
-CPU_LIBS = $(if $(cpu_boost_local),$(CPU_BOOST_LOCAL)/lib/libboost_context.a,-lboost_context) -pthread
+CPU_LIBS = $(if $(cpu_boost_local),$(CPU_BOOST_LOCAL)/lib/libboost_context.a,-lboost_context) -lbacktrace -pthread
 
 # The kernel runner (harness/run + harness/common + the emulator) in each variant; the checker
 # (harness/check + harness/common) is plain C++, never a lab file, never a sanitizer.
@@ -111,14 +116,14 @@ $(2)/gen/%.cpp: %.cu harness/cpu/rewrite.pl
 	@mkdir -p $$(@D)
 	$(Q)$(CPU_PERL) harness/cpu/rewrite.pl $$< $$@ $$<
 $(2)/gen/%.o: $(2)/gen/%.cpp
-	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$$*.cu"' -c $$< -o $$@
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(1)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$$*.cu"' -c $$< -o $$@
 # Each lab and solution source, found by glob: labs/lab3_*.cu -> obj/labs/lab3.o; the stubs as
 # shipped (make test) -> obj/build/shipped/labs/lab3.o.
 $(foreach f,$(wildcard labs/lab*_*.cu solutions/lab*_*.cu) $(SHIPPED_SRCS),
 $(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu=.cpp) | $(CONTRACT_TOOL)
 	@mkdir -p $$(@D)
 	$(SAY) "build $(f)$(if $(filter-out plain,$(1)), ($(1)))"
-	$(Q)$(CPU_GXX_AS_NVCC) $(f) $(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@ || { $$(quiet_stop); }
+	$(Q)$(CPU_GXX_AS_NVCC) $(f) $(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@ || { $$(quiet_stop); }
 	$(Q)$$(call judge_contract,$(patsubst lab%,%,$(firstword $(subst _, ,$(notdir $(f))))),cpu,$(f),$$@,$(if $(filter-out plain,$(1)),sanitized))
 )
 # Unit tests and fixtures link only the emulator.
@@ -173,7 +178,7 @@ cpu-lab-runner: $$(call cpu_entry_obj,$$(LAB)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB
 	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-runner LAB=3 SRC=file.cu OUT=runner"; exit 2; }
 	@mkdir -p $(dir $(OUT))
 	$(Q)$(CPU_PERL) harness/cpu/rewrite.pl $(SRC) $(OUT).cpu.cpp $(SRC)
-	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(or $(CPU_CHECK),plain)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(or $(CPU_CHECK),plain)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
 	$(Q)$(call judge_contract,$(LAB),cpu,$(SRC),$(OUT).o,$(if $(CPU_CHECK),sanitized))
 	$(Q)$(CPU_CXX) $(CPU_LINK) $(OUT).o $^ $(CPU_LIBS) -o $(OUT)
 cpu-lab-checker: $(CPU_OUT)/check/lab$(LAB)

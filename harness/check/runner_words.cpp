@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -290,10 +291,91 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
   return m;
 }
 
+namespace {
+
+// "FILE:LINE" from the runner, as a checked place of the lab file ("" when it is not one).
+std::string place_in(const std::string& where, const LabSource& src) {
+  const size_t last = where.find_last_of(':');
+  if (last == std::string::npos || last + 1 >= where.size() || where.size() - last > 10 ||
+      where.find_first_not_of("0123456789", last + 1) != std::string::npos)
+    return "";
+  return checked_place(where.substr(0, last), uint32_t(std::stoul(where.substr(last + 1))), src);
+}
+
+// "thread 3 of block 0" from the runner's account, when it is made of numbers only.
+std::string thread_in(const std::string& note, size_t from) {
+  const size_t at = note.find("thread ", from);
+  if (at == std::string::npos) return "";
+  const size_t of = note.find(" of block ", at);
+  const size_t end = of == std::string::npos ? of : note.find_first_of(" ,", of + 10);
+  if (end == std::string::npos || end - at > 60) return "";
+  const std::string t = note.substr(at + 7, of - at - 7), b = note.substr(of + 10, end - of - 10);
+  const char* digits = "0123456789(),";
+  if (t.empty() || b.empty() || t.find_first_not_of(digits) != std::string::npos ||
+      b.find_first_not_of(digits) != std::string::npos)
+    return "";
+  return "thread " + t + " of block " + b;
+}
+
+const char* kind_words(const std::string& kind) {
+  if (kind == "write") return "a write";
+  if (kind == "read") return "a read";
+  if (kind == "atomic") return "an atomic update";
+  if (kind == "atomic read") return "an atomic read";
+  return "";
+}
+
+// The race detector's note (CHECK=race): "cudalab: note: data race on shared memory at FILE:LINE
+// (write) and FILE:LINE (atomic): in kernel ..., thread 3 of block 0 ... and thread 40 of block
+// 0 ...". In the checker's words: the kind of memory and access from fixed lists, the places
+// when they are the lab file's lines, the threads when they are numbers. "" when it is not one.
+std::string race_in_checker_words(const std::string& n, const LabSource& src) {
+  const std::string head = "cudalab: note: data race ";
+  if (n.rfind(head, 0) != 0) return "";
+  static const std::pair<const char*, const char*> kSpaces[] = {
+      {"on shared memory at ", "shared memory"},
+      {"on global memory at ", "global memory"},
+      {"between blocks on global memory at ", "global memory, between blocks"}};
+  for (const auto& [prefix, space] : kSpaces) {
+    if (n.compare(head.size(), std::strlen(prefix), prefix) != 0) continue;
+    // "A (k1) and B (k2): "
+    const size_t from = head.size() + std::strlen(prefix);
+    const size_t open1 = n.find(" (", from), close1 = n.find(") and ", from);
+    const size_t open2 = close1 == std::string::npos ? close1 : n.find(" (", close1 + 6);
+    const size_t close2 = open2 == std::string::npos ? open2 : n.find("): ", open2);
+    if (close2 == std::string::npos || open1 > close1) return "";
+    const std::string a = place_in(n.substr(from, open1 - from), src);
+    const std::string b = place_in(n.substr(close1 + 6, open2 - close1 - 6), src);
+    const char* k1 = kind_words(n.substr(open1 + 2, close1 - open1 - 2));
+    const char* k2 = kind_words(n.substr(open2 + 2, close2 - open2 - 2));
+    const std::string t1 = thread_in(n, close2), t2 = t1.empty() ? "" : thread_in(n, n.find(" and thread ", close2));
+    const bool between = std::strcmp(space, "shared memory") != 0 && std::strstr(space, "between");
+    std::string s = std::string("a data race on ") + space + ": " + k1 + " at " +
+                    (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +
+                    (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" +
+                    (t1.empty() || t2.empty() ? std::string("") : " (" + t1 + ", " + t2 + ")");
+    if (!between)
+      return s + " with no __syncthreads() between them: put one between them, where every thread of the block "
+                 "reaches it";
+    return s + ", and blocks run in no order CUDA promises: let a second launch read what the first wrote (or "
+               "let the last block do it: __threadfence() and an atomic in every block, and read only once your "
+               "atomic says the others are done)";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool is_race_note(const std::string& note) { return note.rfind("a data race on ", 0) == 0; }
+
 std::vector<std::string> notes_in_checker_words(const std::vector<std::string>& notes,
                                                 const std::vector<wire::Launch>& launches, const LabSource& src) {
   std::vector<std::string> out;
   for (const auto& n : notes) {
+    if (std::string race = race_in_checker_words(n, src); !race.empty()) {
+      out.push_back(race);
+      continue;
+    }
     const std::string barrier = "barrier divergence at ";
     if (size_t at = n.find(barrier); at != std::string::npos && n.rfind("cudalab: note: ", 0) == 0) {
       // "... barrier divergence at FILE:LINE: ..."

@@ -65,6 +65,9 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
 // runner's words.
 std::vector<std::string> notes_in_checker_words(const std::vector<std::string>& notes,
                                                 const std::vector<wire::Launch>& launches, const LabSource& src);
+// Whether a note in the checker's words is a race the CPU backend's detector found (CHECK=race):
+// the check it came from fails with it.
+bool is_race_note(const std::string& note);
 
 // The runner's own words of a reply (its message, its notes): each printable and at most
 // kRunnerWordsChars long, at most kRunnerWordsLines of them.

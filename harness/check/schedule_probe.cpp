@@ -10,6 +10,7 @@
 namespace cudalab {
 
 namespace {
+bool g_race_detector = false;  // the runner is CHECK=race's (set_race_detector_running)
 
 #ifdef CUDALAB_BACKEND_CPU
 constexpr bool kCpu = true;
@@ -62,6 +63,8 @@ bool failed_differently(const CheckResult& a, const CheckResult& b) {
 
 }  // namespace
 
+void set_race_detector_running(bool running) { g_race_detector = running; }
+
 bool schedule_probe_applies(const CheckCase& c) {
   if (c.large || c.shape.elements() > (size_t(1) << 22)) return false;
   return !kCpu || runner_config().schedule.empty();
@@ -96,9 +99,15 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
                     "what another block writes" +
                     (kCpu ? "" : " (or something reads memory nothing wrote, which holds whatever was there)") +
                     ". A GPU runs them in an order no one promises, and it changes from run to run");
-    notes.push_back("make lab" + std::to_string(suite.number) + " CHECK=race names the lines: " +
-                    (kCpu ? "ThreadSanitizer watches every access of every thread"
-                          : "compute-sanitizer's racecheck watches every access to shared memory"));
+    // Under CHECK=race the detector watched this very run: a race it did not name is one it
+    // cannot see (between blocks through more than one atomic, say), not one to look for again.
+    if (kCpu && g_race_detector)
+      notes.push_back("the race detector watched this run and found no two lines to name: look for a block that "
+                      "reads what another block writes");
+    else
+      notes.push_back("make lab" + std::to_string(suite.number) + " CHECK=race names the two lines: " +
+                      (kCpu ? "the CPU backend's race detector watches every access of every thread, atomics included"
+                            : "compute-sanitizer's racecheck watches every access to shared memory"));
   } else {
     notes.push_back("the same kind of race as check " + first_race_check + " (see there)");
   }

@@ -18,5 +18,8 @@ namespace cudalab {
 // emulator runs twice in well under a second).
 bool schedule_probe_applies(const CheckCase& c);
 void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, CheckResult& r);
+// Whether the runner is the race detector's build (CHECK=race; its Hello says so): then the
+// probe's advice does not send the student to the checker that is already running.
+void set_race_detector_running(bool running);
 
 }  // namespace cudalab

@@ -16,6 +16,9 @@
 // hanging.
 #include "control.h"
 #include "emulator.h"
+#if defined(CUDALAB_CPU_RACE)
+#include "race.h"
+#endif
 
 #include <setjmp.h>
 #include <ucontext.h>
@@ -370,12 +373,23 @@ Fiber* new_fiber(Worker& w) {
   return f;
 }
 
+// CHECK=race: tells the detector which CUDA thread now runs on this worker (none: emulator code).
+#if defined(CUDALAB_CPU_RACE)
+void race_runs(Fiber* f) {
+  if (f && f->tid >= 0) race::run_thread(unsigned(f->tid), f->region + kPage, f->region_size - kPage);
+  else race::t_current = nullptr;
+}
+#else
+void race_runs(Fiber*) {}
+#endif
+
 // Switches from `from` to `to` (nullptr stands for the worker's scheduler). Fibers switch
 // straight to the next fiber to run; only when none can run does control go back to the
 // scheduler. Returns when something switches back to `from`.
 void switch_to(Worker& w, Fiber* from, Fiber* to) {
   w.current = to;
   if (to && to->tid >= 0) threadIdx = w.index[to->tid];
+  race_runs(to);
 #if defined(CUDALAB_CPU_ASAN)
   void** fake = from ? &from->fake_stack : &w.main_fake_stack;
   if (to) __sanitizer_start_switch_fiber(fake, to->region + kPage, to->region_size - kPage);
@@ -446,7 +460,9 @@ const bool kOneThreadPerStack = false;
       __tsan_switch_to_fiber(s.tsan, __tsan_switch_to_fiber_no_sync);
       __tsan_acquire(&w.tsan_block_start);
 #endif
+      race_runs(f);
       w.launch->body.run(w.launch->body.obj);
+      race_runs(nullptr);
 #if defined(CUDALAB_CPU_TSAN)
       __tsan_release(&w.tsan_block_end);
       __tsan_switch_to_fiber(f->tsan, __tsan_switch_to_fiber_no_sync);
@@ -500,7 +516,7 @@ struct RuntimeOnly {
 std::mutex g_report_mutex;
 // Said once per kind of note and site, so that one kind of note at a line (which lab code can
 // provoke on purpose) never silences another there.
-enum NoteKind { kBarrierNote, kLockstepNote };
+enum NoteKind { kBarrierNote, kLockstepNote, kRaceNote };
 std::set<std::tuple<int, const char*, int>> g_warned;
 bool g_quiet_notes = false;  // the kernel runner forwards notes to the report instead
 
@@ -525,6 +541,22 @@ void warn_once(NoteKind kind, const char* file, int line, const std::string& tex
 std::string kernel_text(const Launch& L) {
   return std::string("kernel ") + L.site.kernel + " (launched at " + where(L.site.file, L.site.line) + ")";
 }
+
+#if defined(CUDALAB_CPU_RACE)
+// The detector's reports, as notes: once per pair of lines (the report's header names them).
+void note_races(const std::vector<std::string>& reports) {
+  static std::set<std::string> keys;  // warn_once keys on a pointer: one stable string per pair
+  for (const auto& r : reports) {
+    const std::string key = r.substr(0, r.find("): "));
+    const char* stable;
+    {
+      std::lock_guard<std::mutex> lock(g_report_mutex);
+      stable = keys.insert(key).first->c_str();
+    }
+    warn_once(kRaceNote, stable, 0, r);
+  }
+}
+#endif
 
 // ---- Barriers ---------------------------------------------------------------------------
 
@@ -609,6 +641,9 @@ bool release_barrier(Worker& w) {
   w.bar_count = 0, w.bar_and = 1, w.bar_or = 0;
   w.bar_arrived = 0;
   ++w.bar_epoch;
+#if defined(CUDALAB_CPU_RACE)
+  race::barrier();
+#endif
   make_ready_in_schedule_order(w, waiting);
   return true;
 }
@@ -746,6 +781,9 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
   w.smem = static_cast<unsigned char*>(std::malloc(L.smem));
 #endif
   dynamic_smem_base = w.smem;
+#if defined(CUDALAB_CPU_RACE)
+  race::block_begin(b, w.n, w.smem, L.smem);
+#endif
 #if defined(CUDALAB_CPU_TSAN)
   __tsan_release(&w.tsan_block_start);
 #endif
@@ -1169,7 +1207,13 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
   uint3 saved_t = threadIdx, saved_b = blockIdx;
   dim3 saved_bd = blockDim, saved_gd = gridDim;
   detail::kernels_begin();  // device memory, closed to the lab's host code, is the kernel's
+#if defined(CUDALAB_CPU_RACE)
+  race::launch_begin(grid.x, grid.y, block.x, block.y, block.z);
+#endif
   run_on_pool(L);
+#if defined(CUDALAB_CPU_RACE)
+  note_races(race::launch_end(kernel_text(L)));
+#endif
   const std::string slack = detail::kernels_end();
   threadIdx = saved_t, blockIdx = saved_b, blockDim = saved_bd, gridDim = saved_gd;
   if (!slack.empty())
@@ -1322,6 +1366,9 @@ uint64_t warp_collective(int op, unsigned mask, uint64_t value, int arg, int wid
     }
     arrived &= ~group;
     ++w->warp_syncs[warp];
+#if defined(CUDALAB_CPU_RACE)
+    race::warp_sync(unsigned(warp));
+#endif
     std::vector<int>& others = w->scratch;
     others.clear();
     for (uint32_t g = group & ~(1u << lane); g; g &= g - 1) others.push_back(warp * 32 + std::countr_zero(g));
@@ -1360,6 +1407,9 @@ void warp_turn(const volatile void* addr, bool write, const char* file, int line
   __tsan_acquire(&w->tsan_turn);
 #endif
   // This lane's turn: the access happens right after this returns, before any other lane runs.
+#if defined(CUDALAB_CPU_RACE)
+  if (race::t_current) race::t_current->turn = addr;  // lanes in lockstep: not a race (the note says it)
+#endif
   if (w->launch->lockstep_noted.load(std::memory_order_relaxed)) return;
   RuntimeOnly quiet;
   int warp = tid >> 5;

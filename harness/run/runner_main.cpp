@@ -277,8 +277,8 @@ void serve_timed_batch(int sock, const wire::Frame& f) {
 std::string checking_tool() {
 #if defined(__SANITIZE_ADDRESS__)
   return "AddressSanitizer + UBSan bounds checks (CHECK=asan)";
-#elif defined(__SANITIZE_THREAD__)
-  return "ThreadSanitizer, one identity per CUDA thread (CHECK=race)";
+#elif defined(CUDALAB_CPU_RACE)
+  return "the emulator's race detector: every access of every CUDA thread, atomics and barriers (CHECK=race)";
 #else
   const char* injected = std::getenv("CUDA_INJECTION64_PATH");
   if (injected && std::strstr(injected, "sanitizer")) return "compute-sanitizer (CHECK=)";
