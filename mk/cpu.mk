@@ -57,7 +57,8 @@ CPU_LINK_asan := $(CPU_SAN_asan)
 # Only lab code calls the detector's hooks: the harness's and the emulator's own accesses are
 # not the lab's races. libbacktrace (GCC's own, in libgcc-dev) names the lines.
 CPU_CODE_race := -O1 -g -DCUDALAB_CPU_RACE=1
-CPU_LAB_race := $(CPU_CODE_race) -fsanitize=thread
+# (-Wno-tsan: GCC warns that it leaves fences to the hooks; race.cpp makes them.)
+CPU_LAB_race := $(CPU_CODE_race) -fsanitize=thread -Wno-tsan
 CPU_EMU_race := -O2 -g -DCUDALAB_CPU_RACE=1
 CPU_LINK_race :=
 # Boost.Context: the system's, or the copy tools/deps.sh unpacked into build/deps/local for a
@@ -96,12 +97,19 @@ endif
 CPU_GXX_AS_NVCC := $(if $(filter 1,$(V)),CUDALAB_GXX_RAW=1 )$(CPU_PERL) harness/cpu/nvcc_style.pl
 
 # ---- Rules for one variant of the runner: $(1) name, $(2) directory -------------------------
+# $(2)/flags holds the variant's compiler flags and changes only when they do: every object
+# depends on it, so that a build folder made before a change is rebuilt, never linked half old.
+# A folder from before the file existed keeps its objects (dated 1970), except race's: CHECK=race
+# was ThreadSanitizer then.
 define cpu_variant_rules
-$(2)/obj/%.o: harness/%.cpp | cpu-deps
+$$(shell mkdir -p $(2) && echo '$(CPU_CODE_$(1)) | $(CPU_LAB_$(1)) | $(CPU_EMU_$(1))' > $(2)/flags.new && \
+  if [ ! -f $(2)/flags ]; then mv $(2)/flags.new $(2)/flags; $(if $(filter race,$(1)),:,touch -d @0 $(2)/flags); \
+  elif ! cmp -s $(2)/flags.new $(2)/flags; then mv $(2)/flags.new $(2)/flags; fi; rm -f $(2)/flags.new)
+$(2)/obj/%.o: harness/%.cpp $(2)/flags | cpu-deps
 	@mkdir -p $$(@D)
 	$(SAY) "build harness/$$*.cpp$(if $(filter-out plain,$(1)), ($(1)))"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(CPU_RUN_INCLUDES) -c $$< -o $$@
-$(2)/emu/%.o: harness/cpu/%.cpp | cpu-deps
+$(2)/emu/%.o: harness/cpu/%.cpp $(2)/flags | cpu-deps
 	@mkdir -p $$(@D)
 	$(SAY) "build harness/cpu/$$*.cpp$(if $(filter-out plain,$(1)), ($(1)))"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_EMU_$(1)) $(CPU_RUN_INCLUDES) $$(CPU_BOOST_INCLUDE) -c $$< -o $$@
@@ -115,12 +123,12 @@ $(2)/lib/libcudalab_cpu.a: $(patsubst harness/cpu/%.cpp,$(2)/emu/%.o,$(CPU_EMU_S
 $(2)/gen/%.cpp: %.cu harness/cpu/rewrite.pl
 	@mkdir -p $$(@D)
 	$(Q)$(CPU_PERL) harness/cpu/rewrite.pl $$< $$@ $$<
-$(2)/gen/%.o: $(2)/gen/%.cpp
+$(2)/gen/%.o: $(2)/gen/%.cpp $(2)/flags
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(1)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$$*.cu"' -c $$< -o $$@
 # Each lab and solution source, found by glob: labs/lab3_*.cu -> obj/labs/lab3.o; the stubs as
 # shipped (make test) -> obj/build/shipped/labs/lab3.o.
 $(foreach f,$(wildcard labs/lab*_*.cu solutions/lab*_*.cu) $(SHIPPED_SRCS),
-$(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu=.cpp) | $(CONTRACT_TOOL)
+$(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu=.cpp) $(2)/flags | $(CONTRACT_TOOL)
 	@mkdir -p $$(@D)
 	$(SAY) "build $(f)$(if $(filter-out plain,$(1)), ($(1)))"
 	$(Q)$(CPU_GXX_AS_NVCC) $(f) $(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@ || { $$(quiet_stop); }
@@ -173,6 +181,19 @@ $(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_plain) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
 	$(Q)$(call judge_contract,$(call fixture_lab,$*),cpu,tests/fixtures/$*.cu,$@.o)
 	$(Q)$(CPU_CXX) $(CPU_LINK_plain) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_LIBS) -o $@
+
+# A fixture with a "// check: race" line is built as CHECK=race builds a lab (the race detector's
+# runner), whatever CHECK is now: its expected message is the detector's.
+CPU_RACE_FIXTURES := $(patsubst tests/fixtures/%.cu,%,$(shell grep -l '^// check: race' /dev/null $(wildcard tests/fixtures/lab*_*.cu)))
+CPU_RACE_RUN_OBJS := $(patsubst $(CPU_VARIANT)/%,$(CPU_OUT)/race/%,$(CPU_RUN_CPU_OBJS))
+$(addprefix $(CPU_OUT)/fixtures/,$(CPU_RACE_FIXTURES)): $(CPU_OUT)/fixtures/%: $(CPU_OUT)/race/gen/tests/fixtures/%.cpp \
+    $$(CPU_OUT)/race/obj/run/lab$$(call fixture_lab,$$*)_entry.o $(CPU_RACE_RUN_OBJS) $(CPU_OUT)/race/lib/libcudalab_run.a \
+    $(CPU_OUT)/race/lib/libcudalab_cpu.a | cpu-deps $(CONTRACT_TOOL)
+	@mkdir -p $(@D)
+	$(SAY) "build tests/fixtures/$*.cu (race)"
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_race) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
+	$(Q)$(call judge_contract,$(call fixture_lab,$*),cpu,tests/fixtures/$*.cu,$@.o,sanitized)
+	$(Q)$(CPU_CXX) $(CPU_LINK_race) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_LIBS) -o $@
 
 cpu-lab-runner: $$(call cpu_entry_obj,$$(LAB)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps $(CONTRACT_TOOL)
 	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-runner LAB=3 SRC=file.cu OUT=runner"; exit 2; }

@@ -194,7 +194,8 @@ bool expensive(const CheckCase& c) {
 
 // A race the CPU backend's detector named (CHECK=race) is the bug to name, whatever the outputs
 // say: the check fails with its two lines; a wrong result stays as its symptom.
-void fail_on_race(CheckResult& r) {
+void fail_on_race(const std::string& check_id, CheckResult& r) {
+  static std::map<std::string, std::string> first_check;  // race -> the check it was told in full under
   if (r.status != Status::Pass && r.status != Status::Fail) return;  // errors speak for themselves
   // (The schedule probe keeps the reversed run's notes when only that run failed.)
   const std::string reversed = "reversed: ";
@@ -206,14 +207,18 @@ void fail_on_race(CheckResult& r) {
   r.notes.erase(it);
   if (r.status == Status::Fail) r.notes.insert(r.notes.begin(), "what it did to the result: " + r.message);
   r.status = Status::Fail;
-  r.message = race;
+  // Said in full once; later checks name the lines only ("a data race on shared memory: a write
+  // at X and an atomic update at Y"), whichever threads met there.
+  const std::string lines = race.substr(0, race.find(" touch the same memory"));
+  auto [seen, fresh] = first_check.emplace(lines, check_id);
+  r.message = fresh ? race : lines + ": the same race as check " + seen->second;
 }
 
 CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
   const auto start = std::chrono::steady_clock::now();
   take_last_runner_words();  // an earlier check's
   CheckResult r = run_one_untimed(suite, c, seed, context_lost);
-  fail_on_race(r);
+  fail_on_race(c.id, r);
   r.runner_words = take_last_runner_words();
   if (!runner_words_allowed()) r.runner_words.clear();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

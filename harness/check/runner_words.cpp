@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -344,11 +345,20 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src) {
     const size_t open2 = close1 == std::string::npos ? close1 : n.find(" (", close1 + 6);
     const size_t close2 = open2 == std::string::npos ? open2 : n.find("): ", open2);
     if (close2 == std::string::npos || open1 > close1) return "";
-    const std::string a = place_in(n.substr(from, open1 - from), src);
-    const std::string b = place_in(n.substr(close1 + 6, open2 - close1 - 6), src);
+    std::string a = place_in(n.substr(from, open1 - from), src);
+    std::string b = place_in(n.substr(close1 + 6, open2 - close1 - 6), src);
     const char* k1 = kind_words(n.substr(open1 + 2, close1 - open1 - 2));
     const char* k2 = kind_words(n.substr(open2 + 2, close2 - open2 - 2));
-    const std::string t1 = thread_in(n, close2), t2 = t1.empty() ? "" : thread_in(n, n.find(" and thread ", close2));
+    if (!*k1 || !*k2) return "";
+    std::string t1 = thread_in(n, close2), t2 = t1.empty() ? "" : thread_in(n, n.find(" and thread ", close2));
+    // The earlier line first, whichever access came first: the same race reads the same in
+    // every check and schedule.
+    auto line_of = [](const std::string& p) { return std::atoi(p.c_str() + p.find_last_of(':') + 1); };
+    if (!a.empty() && !b.empty() && line_of(b) < line_of(a)) {
+      std::swap(a, b);
+      std::swap(k1, k2);
+      std::swap(t1, t2);
+    }
     const bool between = std::strcmp(space, "shared memory") != 0 && std::strstr(space, "between");
     std::string s = std::string("a data race on ") + space + ": " + k1 + " at " +
                     (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +

@@ -516,7 +516,7 @@ struct RuntimeOnly {
 std::mutex g_report_mutex;
 // Said once per kind of note and site, so that one kind of note at a line (which lab code can
 // provoke on purpose) never silences another there.
-enum NoteKind { kBarrierNote, kLockstepNote, kRaceNote };
+enum NoteKind { kBarrierNote, kLockstepNote };
 std::set<std::tuple<int, const char*, int>> g_warned;
 bool g_quiet_notes = false;  // the kernel runner forwards notes to the report instead
 
@@ -543,17 +543,18 @@ std::string kernel_text(const Launch& L) {
 }
 
 #if defined(CUDALAB_CPU_RACE)
-// The detector's reports, as notes: once per pair of lines (the report's header names them).
+// The detector's reports, as notes: once per pair of lines (the report's header names them)
+// between two take_notes(), so that every call of the lab that races says so (a check of its
+// own fails); on stderr once per process.
+std::set<std::string> g_races_noted;  // since the last take_notes()
+std::set<std::string> g_races_printed;
 void note_races(const std::vector<std::string>& reports) {
-  static std::set<std::string> keys;  // warn_once keys on a pointer: one stable string per pair
+  std::lock_guard<std::mutex> lock(g_report_mutex);
   for (const auto& r : reports) {
     const std::string key = r.substr(0, r.find("): "));
-    const char* stable;
-    {
-      std::lock_guard<std::mutex> lock(g_report_mutex);
-      stable = keys.insert(key).first->c_str();
-    }
-    warn_once(kRaceNote, stable, 0, r);
+    if (!g_races_noted.insert(key).second) continue;
+    g_notes.push_back(r);
+    if (!g_quiet_notes && g_races_printed.insert(key).second) std::fprintf(stderr, "%s\n", r.c_str());
   }
 }
 #endif
@@ -1133,6 +1134,9 @@ const char* last_failure() { return g_last_failure.c_str(); }
 std::vector<std::string> take_notes(bool quiet_from_now) {
   std::lock_guard<std::mutex> lock(g_report_mutex);
   g_quiet_notes = quiet_from_now;
+#if defined(CUDALAB_CPU_RACE)
+  g_races_noted.clear();
+#endif
   std::vector<std::string> out;
   out.swap(g_notes);
   return out;

@@ -133,7 +133,7 @@ unsigned g_grid_x = 1, g_grid_y = 1;
 unsigned g_block_x = 1, g_block_y = 1, g_block_z = 1;
 std::mutex g_found_mutex;
 std::vector<Found> g_found;                        // this launch's, at most kMaxReports
-std::set<std::pair<uint64_t, uint64_t>> g_pairs;   // pairs of lines reported, whole process
+std::set<std::pair<uint64_t, uint64_t>> g_pairs;   // pairs of pcs reported in this launch
 std::atomic<unsigned> g_conflicts{0};
 constexpr size_t kMaxReports = 4;
 
@@ -289,6 +289,8 @@ void launch_begin(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned b
   g_grid_x = grid_x, g_grid_y = grid_y;
   g_block_x = block_x, g_block_y = block_y, g_block_z = block_z;
   g_conflicts = 0;
+  std::lock_guard<std::mutex> lock(g_found_mutex);
+  g_pairs.clear();
 }
 
 void block_begin(uint64_t linear, unsigned threads, const void* smem, size_t smem_bytes) {
@@ -396,7 +398,7 @@ std::vector<std::string> launch_end(const std::string& kernel_text) {
     list.swap(g_found);
   }
   std::vector<std::string> notes;
-  static std::set<std::pair<std::string, std::string>> lines_reported;  // either order, whole process
+  std::set<std::pair<std::string, std::string>> lines_reported;  // either order
   for (const Found& f : list) {
     const std::string r = report(f, kernel_text);
     // Two copies of one line (an unrolled loop) have pcs of their own: the lines decide.
@@ -435,6 +437,7 @@ void __tsan_read_range(void* p, size_t n) { access(p, n, false, false, CUDALAB_P
 void __tsan_write_range(void* p, size_t n) { access(p, n, true, false, CUDALAB_PC); }
 // A fence marks the thread: its next atomic on global memory releases what it did before.
 void __tsan_atomic_thread_fence(int) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);  // the fence itself: the compiler left it to us
   if (auto* t = cudalab_cpu::race::t_current) t->fence = true;
 }
 void __tsan_atomic_signal_fence(int) {}

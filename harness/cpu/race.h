@@ -34,8 +34,8 @@ extern thread_local Thread* t_current;
 // A launch: grid and block sizes name blocks and threads in reports.
 void launch_begin(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned block_y, unsigned block_z);
 // The launch is over: the reports it made, as notes ("cudalab: note: data race on ... at
-// FILE:LINE (kind) and FILE:LINE (kind): ..."), at most a few, each pair of lines once per
-// process. kernel_text names the kernel and its launch.
+// FILE:LINE (kind) and FILE:LINE (kind): ..."), at most a few, each pair of lines once.
+// kernel_text names the kernel and its launch.
 std::vector<std::string> launch_end(const std::string& kernel_text);
 // A worker starts block `linear` with `threads` threads and its dynamic shared memory.
 void block_begin(uint64_t linear, unsigned threads, const void* smem, size_t smem_bytes);

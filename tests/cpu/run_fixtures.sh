@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs each planted-bug fixture in the mode that should catch it (its "// mode:" line) and
-# checks the exit status and every "// expect:" pattern (an extended regex) in its output.
+# checks the exit status, every "// expect:" pattern (an extended regex) in its output, and that
+# no "// reject:" pattern matches it.
 # Then compiles each lab file in tests/cpu/refused/ as `make labN BACKEND=cpu` would (the launch
 # rewrite, the lab-facing headers) and checks that it does not compile, with every "// expect:"
 # pattern in the compiler's messages: what lab code must not be able to reach.
@@ -25,6 +26,11 @@ for src in tests/cpu/fixtures/*.cu; do
     re=$(printf '%s' "${pattern#*:}" | tr '\001' ' ')
     got=$(printf '%s\n' "$out" | grep -E -c -- "$re")
     [ "$got" -ge "$count" ] || problems="$problems no match for /$re/ (x$count);"
+  done
+  # A "// reject:" pattern must match nothing: what a correct program must not be told.
+  for re in $(sed -n 's|^// reject: *||p' "$src" | tr ' ' '\001'); do
+    re=$(printf '%s' "$re" | tr '\001' ' ')
+    printf '%s\n' "$out" | grep -E -q -- "$re" && problems="$problems output matches /$re/, which it must not;"
   done
   if [ -z "$problems" ]; then
     echo "PASS  $name ($mode)"
