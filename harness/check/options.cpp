@@ -130,7 +130,7 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "  --runner-wrap W  run the runner under a command, one word per option (a debugger:\n"
     << "                 --runner-wrap cuda-gdb --runner-wrap --args), checks not time-limited\n"
     << "  --check-timeout S  stop a check after S seconds (a fresh runner takes the next one)\n"
-    << "  --sanitizer-log DIR  a runner built with a sanitizer (make CHECK=race or asan) writes its\n"
+    << "  --sanitizer-log DIR  a runner built with AddressSanitizer (make CHECK=asan) writes its\n"
     << "                 reports there; each check shows them digested (make passes this)\n"
     << "  --hidden-checks IDS  the grader's hidden checks (comma-separated): they run last, and\n"
     << "                 the report carries nothing the runner wrote in its own words\n"

@@ -366,7 +366,16 @@ std::string memory_words(const Found& f) {
   if (f.space == kShared) return "a word of the block's shared memory";
   char text[400];
   if (detail::describe_host_access(reinterpret_cast<void*>(f.addr), text, sizeof text)) return text;
-  return "a word of global memory";
+  // Not an allocation: a __device__ variable of the lab's, named by the symbol table.
+  std::string name;
+  if (symbols())
+    backtrace_syminfo(
+        symbols(), f.addr,
+        [](void* data, uintptr_t, const char* symbol, uintptr_t, uintptr_t) {
+          if (symbol) *static_cast<std::string*>(data) = symbol;
+        },
+        [](void*, const char*, int) {}, &name);
+  return name.empty() ? "a word of global memory" : "the __device__ variable " + name;
 }
 
 // One report: a header the checker parses ("data race on shared memory at FILE:LINE (kind) and

@@ -4,8 +4,8 @@
 // GPU would reject. Each allocation is its own mapping between inaccessible guard regions, so a
 // kernel that writes far out of bounds faults (the emulator reports cudaErrorIllegalAddress
 // naming kernel, block and thread, as a GPU would) instead of corrupting the host heap. Under
-// AddressSanitizer and ThreadSanitizer it is plain aligned heap memory (ASan's redzones catch
-// overruns exactly; the sanitizers own the fault handling). Kernels run synchronously at
+// AddressSanitizer it is plain aligned heap memory (ASan's redzones catch overruns exactly; the
+// sanitizer owns the fault handling); CHECK=race (the emulator's own detector) keeps the guards. Kernels run synchronously at
 // launch, so events are wall-clock timers and streams run in order.
 //
 // Device memory is not host memory on a GPU: while the lab's host code runs (control.h:

@@ -250,7 +250,7 @@ TEST_CASE("a block of 48 threads: the second warp has 16 lanes and no lanes to w
 // ---- atomics --------------------------------------------------------------------------------
 __device__ float atomic_add_by_cas(float* p, float v) {
   int* q = reinterpret_cast<int*>(p);
-  int old = *q, assumed;
+  int old = atomicAdd(q, 0), assumed;  // a plain *q would race with the other threads' CAS (CHECK=race says so)
   do {
     assumed = old;
     old = atomicCAS(q, assumed, __float_as_int(__int_as_float(assumed) + v));
