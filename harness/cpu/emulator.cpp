@@ -47,18 +47,7 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
-#if defined(CUDALAB_CPU_TSAN)
-#include <sanitizer/tsan_interface.h>
-// Exported by libtsan, not declared in GCC 12's header.
-extern "C" void __tsan_ignore_thread_begin();
-extern "C" void __tsan_ignore_thread_end();
-#endif
 
-#if defined(CUDALAB_CPU_TSAN)
-// A plain read racing with atomics is CUDA's own idiom (the atomicCAS loop in the Programming
-// Guide reads the old value with a plain load), so only races between plain accesses count.
-extern "C" const char* __tsan_default_options() { return "report_atomic_races=0"; }
-#endif
 #if defined(CUDALAB_CPU_ASAN)
 // Like compute-sanitizer's memcheck by default: memory a lab never freed is not an error.
 extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
@@ -121,9 +110,7 @@ struct Fiber {
   Worker* worker = nullptr;
   int tid = -1;        // the CUDA thread it runs, -1 while idle
   bool idle = true;    // parked at the top of the runner loop
-  uint64_t used_in_block = ~0ull;  // race mode: one CUDA thread per stack per block
   void* fake_stack = nullptr;      // AddressSanitizer's fake stack while switched out
-  void* tsan = nullptr;            // ThreadSanitizer identity while idle
 };
 
 struct Slot {
@@ -137,8 +124,6 @@ struct Slot {
   uint64_t value;
   uint64_t result;
   Fiber* fiber;
-  uint32_t warp_ops;  // parity picks the ThreadSanitizer sync object
-  void* tsan;
   int returned_line;  // the kernel's `return;` it left by (kernel_return), 0: the closing brace
 };
 
@@ -183,7 +168,7 @@ std::atomic<uint64_t> g_schedule_launches{0};  // launches since the schedule wa
 size_t stack_bytes() {
   static size_t bytes = [] {
     size_t kb =
-#if defined(CUDALAB_CPU_ASAN) || defined(CUDALAB_CPU_TSAN)
+#if defined(CUDALAB_CPU_ASAN)
         1024;  // sanitizers put larger frames on the stack
 #else
         256;   // 1024 threads x 256 KB stays under 300 MB of address space per worker
@@ -238,7 +223,7 @@ struct Worker {
   ctx::fcontext_t scheduler = nullptr;  // where a fiber returns to
   void* scheduler_sp = nullptr;
   Fiber* current = nullptr;
-  std::vector<Fiber*> fibers, idle, spent;
+  std::vector<Fiber*> fibers, idle;
 
   Launch* launch = nullptr;
   uint64_t launch_serial = ~0ull;
@@ -271,11 +256,6 @@ struct Worker {
   const void* main_stack_bottom = nullptr;  // AddressSanitizer: the worker's own stack
   size_t main_stack_size = 0;
   void* main_fake_stack = nullptr;
-  void* tsan_self = nullptr;
-  // ThreadSanitizer sync objects (only their addresses matter).
-  char tsan_bar[2], tsan_block_start, tsan_block_end, tsan_turn;
-  std::vector<char> tsan_warp;
-  std::vector<void*> tsan_ids;
 };
 
 thread_local Worker* t_worker = nullptr;
@@ -291,9 +271,6 @@ Worker& worker() {
     t_worker->main_stack_bottom = base;
     pthread_attr_destroy(&attr);
 #endif
-#if defined(CUDALAB_CPU_TSAN)
-    t_worker->tsan_self = __tsan_get_current_fiber();
-#endif
   }
   return *t_worker;
 }
@@ -301,17 +278,6 @@ Worker& worker() {
 // ---- Fibers ---------------------------------------------------------------------------------
 
 int configured_workers();
-#if defined(CUDALAB_CPU_TSAN)
-size_t tsan_identities() {
-  static const size_t k = [] {
-    size_t want = std::max<size_t>(7, 200 / size_t(configured_workers()));
-    auto prime = [](size_t v) { for (size_t d = 2; d * d <= v; ++d) if (v % d == 0) return false; return true; };
-    while (!prime(want)) --want;
-    return want;
-  }();
-  return k;
-}
-#endif
 
 [[noreturn]] void runner_loop(Fiber* f);
 
@@ -365,9 +331,6 @@ Fiber* new_fiber(Worker& w) {
   }
   f->region = static_cast<char*>(p);
   mprotect(f->region, kPage, PROT_NONE);  // guard page: a stack overflow faults instead of corrupting
-#if defined(CUDALAB_CPU_TSAN)
-  f->tsan = w.tsan_self;  // an idle runner only runs emulator code: the worker's own identity
-#endif
   start_fiber(f);
   w.fibers.push_back(f);
   return f;
@@ -395,10 +358,6 @@ void switch_to(Worker& w, Fiber* from, Fiber* to) {
   if (to) __sanitizer_start_switch_fiber(fake, to->region + kPage, to->region_size - kPage);
   else __sanitizer_start_switch_fiber(fake, w.main_stack_bottom, w.main_stack_size);
 #endif
-#if defined(CUDALAB_CPU_TSAN)
-  __tsan_switch_to_fiber(!to ? w.tsan_self : to->tid >= 0 ? w.slots[to->tid].tsan : to->tsan,
-                         __tsan_switch_to_fiber_no_sync);
-#endif
 #if defined(CUDALAB_CPU_OWN_SWITCH)
   cudalab_cpu_switch(from ? &from->sp : &w.scheduler_sp, to ? to->sp : w.scheduler_sp);
 #else
@@ -422,11 +381,6 @@ void yield_fiber(Worker& w, Fiber* self) {
   switch_to(w, self, next);
 }
 
-#if defined(CUDALAB_CPU_TSAN)
-const bool kOneThreadPerStack = true;  // reusing a stack inside a block would look like a race
-#else
-const bool kOneThreadPerStack = false;
-#endif
 
 [[noreturn]] void runner_loop(Fiber* f) {
   Worker& w = *f->worker;
@@ -439,45 +393,17 @@ const bool kOneThreadPerStack = false;
       s.fiber = f;
       f->tid = tid;
       threadIdx = w.index[tid];
-#if defined(CUDALAB_CPU_TSAN)
-      // ThreadSanitizer keeps a vector clock slot per live thread and has about 250 of them;
-      // beyond that it resets its state over and over (a 1024-thread block ran for minutes).
-      // So CUDA threads share identities: thread t uses identity t mod K (K prime, about
-      // 200 / workers), which keeps neighbours and power-of-two strides apart. Only races
-      // between threads whose indices differ by a multiple of K go unseen. An identity is
-      // reused by later blocks too: those are ordered after this one anyway.
-      size_t k = size_t(tid) % tsan_identities();
-      if (w.tsan_ids.size() <= k) w.tsan_ids.resize(k + 1, nullptr);
-      if (!w.tsan_ids[k]) {
-        w.tsan_ids[k] = __tsan_create_fiber(0);
-        char label[96];  // race reports then say which CUDA thread an access came from
-        uint3 t = w.index[tid];
-        std::snprintf(label, sizeof label, w.n > tsan_identities() ? "CUDA thread (%u,%u,%u) or another %zu-th after it" : "CUDA thread (%u,%u,%u)",
-                      t.x, t.y, t.z, tsan_identities());
-        __tsan_set_fiber_name(w.tsan_ids[k], label);
-      }
-      s.tsan = w.tsan_ids[k];
-      __tsan_switch_to_fiber(s.tsan, __tsan_switch_to_fiber_no_sync);
-      __tsan_acquire(&w.tsan_block_start);
-#endif
       race_runs(f);
       w.launch->body.run(w.launch->body.obj);
       race_runs(nullptr);
-#if defined(CUDALAB_CPU_TSAN)
-      __tsan_release(&w.tsan_block_end);
-      __tsan_switch_to_fiber(f->tsan, __tsan_switch_to_fiber_no_sync);
-      s.tsan = nullptr;
-#endif
       s.state = kExited;
       --w.live;
       ++w.exited;
       w.warp_exited[tid >> 5] |= 1u << (tid & 31);
       f->tid = -1;
-      if (kOneThreadPerStack) break;
     }
     f->idle = true;
-    f->used_in_block = w.block_serial;
-    (kOneThreadPerStack ? w.spent : w.idle).push_back(f);
+    w.idle.push_back(f);
     yield_fiber(w, f);
   }
 }
@@ -497,21 +423,10 @@ std::string g_last_failure;  // the last launch failure's full text (control::la
 control::LaunchObserver g_launch_observer = nullptr;
 // A fault of the lab's host code on device memory: where run_host_code resumes (on the thread
 // that runs it) and what happened. Written by the fault handler: fixed storage.
-#if !defined(CUDALAB_CPU_ASAN) && !defined(CUDALAB_CPU_TSAN)
+#if !defined(CUDALAB_CPU_ASAN)
 thread_local sigjmp_buf* t_host_recovery = nullptr;
 char g_host_fault[1024];
 #endif
-
-// The emulator's own bookkeeping, run on a CUDA thread's fiber, is not the lab's memory traffic:
-// ThreadSanitizer must not see its allocations and copies.
-struct RuntimeOnly {
-#if defined(CUDALAB_CPU_TSAN)
-  RuntimeOnly() { __tsan_ignore_thread_begin(); }
-  ~RuntimeOnly() { __tsan_ignore_thread_end(); }
-#else
-  RuntimeOnly() {}  // user-provided, so that an unused guard draws no warning
-#endif
-};
 
 std::mutex g_report_mutex;
 // Said once per kind of note and site, so that one kind of note at a line (which lab code can
@@ -521,7 +436,6 @@ std::set<std::tuple<int, const char*, int>> g_warned;
 bool g_quiet_notes = false;  // the kernel runner forwards notes to the report instead
 
 void fail_launch(Launch& L, cudaError_t code, const std::string& text) {
-  RuntimeOnly quiet;
   std::lock_guard<std::mutex> lock(L.m);
   if (L.failed.exchange(true)) return;  // the first failure is the one worth reading
   L.error = code;
@@ -531,7 +445,6 @@ void fail_launch(Launch& L, cudaError_t code, const std::string& text) {
 std::vector<std::string> g_notes;  // what warn_once said since the last take_notes()
 
 void warn_once(NoteKind kind, const char* file, int line, const std::string& text) {
-  RuntimeOnly quiet;
   std::lock_guard<std::mutex> lock(g_report_mutex);
   if (!g_warned.insert({int(kind), file, line}).second) return;
   g_notes.push_back(text);
@@ -606,7 +519,6 @@ void note_partial_barrier(Worker& w, const char* file, int line) {
 
 // Every live thread is at a __syncthreads(). Release them, or explain why it is wrong.
 bool release_barrier(Worker& w) {
-  RuntimeOnly quiet;
   Launch& L = *w.launch;
   const char* file = nullptr;
   int line = 0;
@@ -652,7 +564,6 @@ bool release_barrier(Worker& w) {
 // Nothing can run and not every live thread is at a barrier: some warp operation waits for
 // lanes that will never come. Name them.
 void diagnose_stall(Worker& w) {
-  RuntimeOnly quiet;
   Launch& L = *w.launch;
   std::string text = "cudalab: " + block_text(blockIdx, L.grid) + " of " + kernel_text(L) + " can never finish:";
   bool found = false;
@@ -733,15 +644,13 @@ void prepare_launch(Worker& w, Launch& L) {
   w.warp_exited.assign(warps, 0);
   w.warp_present.assign(warps, ~0u);
   if (w.n % 32) w.warp_present.back() = (1u << (w.n % 32)) - 1;
-  w.tsan_warp.resize(warps * 2);
   w.warp_syncs.assign(warps, 0);
   w.turns.reserve(w.n);
   // Fibers run the scheduling code too; growing these there would call malloc and memmove
-  // on a CUDA thread's behalf, which ThreadSanitizer would then blame on the lab.
+  // on a CUDA thread's behalf, in the middle of its kernel.
   w.ready.reserve(w.n + 32);
   w.scratch.reserve(w.n + 32);
   w.idle.reserve(w.n + 1024);
-  w.spent.reserve(w.n + 1024);
   w.fibers.reserve(w.n + 1024);
 #if !defined(CUDALAB_CPU_ASAN)
   if (w.smem_capacity < L.smem || !w.smem) {
@@ -785,9 +694,6 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
 #if defined(CUDALAB_CPU_RACE)
   race::block_begin(b, w.n, w.smem, L.smem);
 #endif
-#if defined(CUDALAB_CPU_TSAN)
-  __tsan_release(&w.tsan_block_start);
-#endif
 
   if (Fiber* first = pick_next(w)) switch_to(w, nullptr, first);
   // Back here when no thread of the block can run: all done, or stuck (already diagnosed).
@@ -802,32 +708,14 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
 #if defined(CUDALAB_CPU_ASAN)
         ASAN_UNPOISON_MEMORY_REGION(f->region + kPage, f->region_size - kPage);
 #endif
-#if defined(CUDALAB_CPU_TSAN)
-        // Its identity stopped mid-kernel (an unbalanced call stack): replace it.
-        if (s.tsan) {
-          // What it did still happens before the rest of the program.
-          __tsan_switch_to_fiber(s.tsan, __tsan_switch_to_fiber_no_sync);
-          __tsan_release(&w.tsan_block_end);
-          __tsan_switch_to_fiber(w.tsan_self, __tsan_switch_to_fiber_no_sync);
-          __tsan_destroy_fiber(s.tsan);
-          for (auto& id : w.tsan_ids)
-            if (id == s.tsan) id = nullptr;
-          s.tsan = nullptr;
-        }
-#endif
         start_fiber(f);
         w.idle.push_back(f);
       }
     }
   }
-  for (Fiber* f : w.spent) w.idle.push_back(f);
-  w.spent.clear();
 #if defined(CUDALAB_CPU_ASAN)
   std::free(w.smem);
   w.smem = nullptr;
-#endif
-#if defined(CUDALAB_CPU_TSAN)
-  __tsan_acquire(&w.tsan_block_end);
 #endif
 }
 
@@ -942,7 +830,7 @@ void run_on_pool(Launch& L) {
 
 // ---- Faults -----------------------------------------------------------------------------
 
-#if !defined(CUDALAB_CPU_ASAN) && !defined(CUDALAB_CPU_TSAN)
+#if !defined(CUDALAB_CPU_ASAN)
 // "read" or "wrote to", from the page fault's error code (bit 1: a write).
 const char* access_verb(void* uc) {
 #if defined(__x86_64__) && defined(REG_ERR)
@@ -1076,7 +964,7 @@ struct Init {
         std::fprintf(stderr, "cudalab: CUDALAB_SCHEDULE=%s is not a schedule (in-order, reverse, random:SEED); using in-order\n", s);
     }
     protect_schedule(false);
-#if !defined(CUDALAB_CPU_ASAN) && !defined(CUDALAB_CPU_TSAN)
+#if !defined(CUDALAB_CPU_ASAN)
     static FaultHandler handler;
 #endif
   }
@@ -1145,8 +1033,8 @@ std::vector<std::string> take_notes(bool quiet_from_now) {
 void set_launch_observer(LaunchObserver observer) { g_launch_observer = observer; }
 
 std::string run_host_code(void (*fn)(void*), void* arg) {
-#if defined(CUDALAB_CPU_ASAN) || defined(CUDALAB_CPU_TSAN)
-  fn(arg);  // no guard pages (the sanitizers own the memory and the faults)
+#if defined(CUDALAB_CPU_ASAN)
+  fn(arg);  // no guard pages (AddressSanitizer owns the memory and the faults)
   return "";
 #else
   // Device memory closes now and opens again however this returns (below, or by an exception).
@@ -1248,14 +1136,7 @@ int block_barrier(int op, int predicate, const char* file, int line) {
   w->bar_count += predicate != 0;
   w->bar_and &= predicate != 0;
   w->bar_or |= predicate != 0;
-#if defined(CUDALAB_CPU_TSAN)
-  uint64_t epoch = w->bar_epoch;
-  __tsan_release(&w->tsan_bar[epoch & 1]);
-#endif
   yield_fiber(*w, f);
-#if defined(CUDALAB_CPU_TSAN)
-  __tsan_acquire(&w->tsan_bar[epoch & 1]);
-#endif
   switch (op) {
     case 1: return w->res_count;
     case 2: return w->res_and;
@@ -1346,11 +1227,6 @@ uint64_t warp_collective(int op, unsigned mask, uint64_t value, int arg, int wid
   s.line = line;
   uint32_t& arrived = w->warp_arrived[warp];
   arrived |= 1u << lane;
-#if defined(CUDALAB_CPU_TSAN)
-  uint32_t parity = s.warp_ops & 1;
-  __tsan_release(&w->tsan_warp[warp * 2 + parity]);
-#endif
-  ++s.warp_ops;
   // Complete when every lane that the arriving lanes name has arrived.
   uint32_t group = 0;
   uint32_t pending = (mask | (1u << lane)) & w->warp_present[warp];
@@ -1381,9 +1257,6 @@ uint64_t warp_collective(int op, unsigned mask, uint64_t value, int arg, int wid
   } else {
     yield_fiber(*w, f);
   }
-#if defined(CUDALAB_CPU_TSAN)
-  __tsan_acquire(&w->tsan_warp[warp * 2 + parity]);
-#endif
   return s.result;
 }
 
@@ -1402,20 +1275,12 @@ void warp_turn(const volatile void* addr, bool write, const char* file, int line
   s.file = file;
   s.line = line;
   w->turns.push_back(tid);
-#if defined(CUDALAB_CPU_TSAN)
-  // Lanes in lockstep are ordered; the reliance itself is reported as a note, not as a race.
-  __tsan_release(&w->tsan_turn);
-#endif
   yield_fiber(*w, f);
-#if defined(CUDALAB_CPU_TSAN)
-  __tsan_acquire(&w->tsan_turn);
-#endif
   // This lane's turn: the access happens right after this returns, before any other lane runs.
 #if defined(CUDALAB_CPU_RACE)
   if (race::t_current) race::t_current->turn = addr;  // lanes in lockstep: not a race (the note says it)
 #endif
   if (w->launch->lockstep_noted.load(std::memory_order_relaxed)) return;
-  RuntimeOnly quiet;
   int warp = tid >> 5;
   uint64_t epoch = w->bar_epoch << 32 | w->warp_syncs[warp];
   if (write) {

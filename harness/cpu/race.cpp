@@ -412,8 +412,9 @@ std::vector<std::string> launch_end(const std::string& kernel_text) {
     const std::string r = report(f, kernel_text);
     // Two copies of one line (an unrolled loop) have pcs of their own: the lines decide.
     const Place a = place_of(f.first.a), b = place_of(f.second.a);
-    auto key = std::minmax(a.file + ":" + std::to_string(a.line), b.file + ":" + std::to_string(b.line));
-    if (lines_reported.insert({key.first, key.second}).second) notes.push_back(r);
+    std::string at_a = a.file + ":" + std::to_string(a.line), at_b = b.file + ":" + std::to_string(b.line);
+    if (at_b < at_a) std::swap(at_a, at_b);
+    if (lines_reported.insert({at_a, at_b}).second) notes.push_back(r);
   }
   // Empty the shadow (the pages go back; the address space stays) and the atomics' logs.
   {

@@ -28,7 +28,7 @@
 
 namespace {
 
-#if defined(CUDALAB_CPU_ASAN) || defined(CUDALAB_CPU_TSAN)
+#if defined(CUDALAB_CPU_ASAN)
 const bool kGuardPages = false;
 #else
 const bool kGuardPages = true;
