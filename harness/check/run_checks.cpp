@@ -214,6 +214,15 @@ void fail_on_race(const std::string& check_id, CheckResult& r) {
   r.message = fresh ? race : lines + ": the same race as check " + seen->second;
 }
 
+// Too slow under CHECK=race, where every access of lab code goes through the detector: 2^24
+// elements, or 2^28 multiply-adds (a 1000^3 product's shared-memory tiles take 80 s there).
+bool slow_under_race_detector(const CheckCase& c) {
+  if (c.shape.dims.empty()) return false;
+  return c.shape.dims.size() == 3
+             ? double(c.shape.dims[0]) * c.shape.dims[1] * c.shape.dims[2] >= double(size_t(1) << 28)
+             : double(c.shape.elements()) >= double(size_t(1) << 24);
+}
+
 CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
   const auto start = std::chrono::steady_clock::now();
   take_last_runner_words();  // an earlier check's
@@ -442,7 +451,7 @@ int run_lab(int argc, char** argv) {
       // Under CHECK=race every access goes through the detector (5 to 8 times slower, 8 bytes of
       // shadow per byte touched): the large sizes, whose races the smaller ones show too, wait
       // for a plain run unless asked for.
-      if (race_run && expensive(c) && !c.large && !opt.all && opt.only.empty() && !opt.size) {
+      if (race_run && slow_under_race_detector(c) && !c.large && !opt.all && opt.only.empty() && !opt.size) {
         CheckResult r;
         r.status = Status::Skipped;
         r.message = "left out under CHECK=race: the race detector makes this size slow (make lab" +
