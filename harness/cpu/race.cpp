@@ -1,10 +1,11 @@
 // cudalab CPU backend: the race detector behind CHECK=race (see race.h for what it reports).
 //
-// Why our own instead of ThreadSanitizer: a plain store racing with an atomic is the race of
-// every histogram and counter a lab builds, and TSan either reports it everywhere (atomicCAS
-// loops included) or nowhere; it knows neither barriers nor blocks, so it cannot say "thread 3
-// of block 0 at line 134 and thread 40 at line 114, no __syncthreads() between"; and its
-// vector clocks run out at a few hundred threads. The emulator knows all of that.
+// Why our own instead of ThreadSanitizer: a plain access racing with an atomic is the race of
+// every histogram and counter a lab builds, and TSan was run with such races switched off (so
+// as not to flag the Programming Guide's atomicCAS loop, which starts from a plain read; this
+// detector flags that too: the README says to start from atomicAdd(p, 0)). TSan knows neither
+// barriers nor blocks, so it cannot say "thread 3 of block 0 at line 134 and thread 40 at line
+// 114, no __syncthreads() between", and its vector clocks run out at a few hundred threads.
 //
 // Shadow memory: a two-level table (4 MB of memory per chunk, a 32-byte cell per 4-byte word,
 // reserved without backing: only touched pages cost memory), emptied after every launch. A cell
@@ -294,6 +295,7 @@ void launch_begin(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned b
 }
 
 void block_begin(uint64_t linear, unsigned threads, const void* smem, size_t smem_bytes) {
+  t_current = nullptr;  // (a thread abandoned at a fault never switched away)
   Block& k = t_block;
   if (!k.tls_hi) find_static_tls();
   k.linear = linear;
@@ -401,6 +403,7 @@ std::string report(const Found& f, const std::string& kernel_text) {
 }  // namespace
 
 std::vector<std::string> launch_end(const std::string& kernel_text) {
+  t_current = nullptr;  // the lab's host code runs next on this thread: none of its accesses count
   std::vector<Found> list;
   {
     std::lock_guard<std::mutex> lock(g_found_mutex);
