@@ -136,6 +136,34 @@ TEST_CASE("notes: barrier divergence and warp-synchronous code, with checked pla
   for (const auto& n : notes) CHECK(n.find("1048583") == std::string::npos);
 }
 
+TEST_CASE("notes: the race detector's finding, its lines in order, its words checked") {
+  const LabSource src = fake_source();
+  const auto notes = notes_in_checker_words(
+      {"cudalab: note: data race on shared memory at labs/lab3_multilevel_sum.cu:17 (atomic) and "
+       "labs/lab3_multilevel_sum.cu:14 (write): in kernel k (launched at x.cu:3), thread 2 of block 0 updated it "
+       "atomically (a word of the block's shared memory) at labs/lab3_multilevel_sum.cu:17, and thread 3 of block 0 "
+       "wrote it at labs/lab3_multilevel_sum.cu:14, with no __syncthreads() between the two.",
+       // A place outside the lab file, a thread that is not a number, a kind the checker does not know:
+       "cudalab: note: data race between blocks on global memory at /etc/passwd:3 (read) and "
+       "labs/lab3_multilevel_sum.cu:9 (write): in kernel k (launched at x.cu:3), thread SECRET of block 0 read it",
+       "cudalab: note: data race on shared memory at labs/lab3_multilevel_sum.cu:1 (SECRET) and "
+       "labs/lab3_multilevel_sum.cu:2 (write): ..."},
+      {}, src);
+  REQUIRE(notes.size() == 2);
+  // The earlier line first, with its own kind and thread, whichever access came first.
+  CHECK(notes[0].rfind("a data race on shared memory: a write at labs/lab3_multilevel_sum.cu:14 and an atomic "
+                       "update at labs/lab3_multilevel_sum.cu:17 touch the same memory from two threads (thread 3 of "
+                       "block 0, thread 2 of block 0) with no __syncthreads() between them",
+                       0) == 0);
+  CHECK(is_race_note(notes[0]));
+  CHECK(notes[1].rfind("a data race on global memory, between blocks: a read at a line of yours and a write at "
+                       "labs/lab3_multilevel_sum.cu:9 touch the same memory from two threads, and blocks run in no "
+                       "order CUDA promises",
+                       0) == 0);
+  for (const auto& n : notes) CHECK(n.find("SECRET") == std::string::npos);
+  for (const auto& n : notes) CHECK(n.find("passwd") == std::string::npos);
+}
+
 TEST_CASE("the runner's words are printable and cut") {
   wire::CallReply r = failed(wire::Cause::Exception, 0, std::string(5000, 'x') + "\x1b[31m");
   r.notes = std::vector<std::string>(20, "cudalab: note: \x01\x02 again");
