@@ -360,7 +360,14 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src) {
       std::swap(t1, t2);
     }
     const bool between = std::strcmp(space, "shared memory") != 0 && std::strstr(space, "between");
-    std::string s = std::string("a data race on ") + space + ": " + k1 + " at " +
+    // The __shared__ array, when the runner's name for it is an identifier of the lab file.
+    std::string array;
+    if (const size_t at = n.find(" of the __shared__ array ", close2); at != std::string::npos) {
+      const size_t from_name = at + 25;
+      const std::string name = n.substr(from_name, n.find(')', from_name) - from_name);
+      if (is_identifier(name) && has_identifier(src.text, name)) array = " (" + name + ")";
+    }
+    std::string s = std::string("a data race on ") + space + array + ": " + k1 + " at " +
                     (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +
                     (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" +
                     (t1.empty() || t2.empty() ? std::string("") : " (" + t1 + ", " + t2 + ")");

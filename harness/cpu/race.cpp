@@ -16,6 +16,7 @@
 #include "race.h"
 
 #include <backtrace.h>
+#include <cxxabi.h>
 #include <link.h>
 #include <sys/mman.h>
 
@@ -128,7 +129,13 @@ struct CellLock {
 // ---- Reports ------------------------------------------------------------------------------
 enum Space { kShared, kGlobal, kBetweenBlocks };
 struct Access { uint64_t a, b; bool write; };
-struct Found { Access first, second; uintptr_t addr; Space space; };
+struct Found {
+  Access first, second;
+  uintptr_t addr;
+  Space space;
+  bool dynamic_smem;  // shared memory: the extern __shared__ area, else the static __shared__ arrays
+  uintptr_t offset;   // shared memory: from the start of that area
+};
 
 unsigned g_grid_x = 1, g_grid_y = 1;
 unsigned g_block_x = 1, g_block_y = 1, g_block_z = 1;
@@ -142,9 +149,11 @@ void found(const Access& first, const Access& second, uintptr_t addr, Space spac
   // A racy loop conflicts at every iteration: after many, stop looking up pairs.
   if (g_conflicts.fetch_add(1, std::memory_order_relaxed) > 100000) return;
   const auto key = std::minmax(pc_of(first.a), pc_of(second.a));
+  const bool dynamic = addr >= t_block.smem_lo && addr < t_block.smem_hi;
+  const uintptr_t offset = addr - (dynamic ? t_block.smem_lo : t_block.tls_lo);
   std::lock_guard<std::mutex> lock(g_found_mutex);
   if (g_found.size() >= kMaxReports || !g_pairs.insert(key).second) return;
-  g_found.push_back({first, second, addr, space});
+  g_found.push_back({first, second, addr, space, dynamic, offset});
 }
 
 
@@ -364,8 +373,54 @@ const char* verb(const Access& x) {
   return (x.a & kAtomic) ? (x.write ? "updated it atomically" : "read it atomically") : (x.write ? "wrote it" : "read it");
 }
 
+// The lab's static __shared__ arrays: thread-local symbols of the program (offset and size in
+// its TLS segment), read once from its own symbol table.
+struct TlsSymbol { uint64_t offset, size; std::string name; };
+std::vector<TlsSymbol> read_tls_symbols() {
+  std::vector<TlsSymbol> out;
+  FILE* f = std::fopen("/proc/self/exe", "rb");
+  if (!f) return out;
+  std::vector<char> elf;
+  char buf[1 << 16];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) elf.insert(elf.end(), buf, buf + n);
+  std::fclose(f);
+  if (elf.size() < sizeof(ElfW(Ehdr))) return out;
+  const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(elf.data());
+  if (eh->e_shoff + size_t(eh->e_shnum) * sizeof(ElfW(Shdr)) > elf.size()) return out;
+  const auto* sh = reinterpret_cast<const ElfW(Shdr)*>(elf.data() + eh->e_shoff);
+  for (unsigned i = 0; i < eh->e_shnum; ++i) {
+    if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+    const ElfW(Shdr)& names = sh[sh[i].sh_link];
+    if (sh[i].sh_offset + sh[i].sh_size > elf.size() || names.sh_offset + names.sh_size > elf.size()) continue;
+    const auto* sym = reinterpret_cast<const ElfW(Sym)*>(elf.data() + sh[i].sh_offset);
+    for (size_t k = 0; k < sh[i].sh_size / sizeof(ElfW(Sym)); ++k)
+      if (ELF64_ST_TYPE(sym[k].st_info) == STT_TLS && sym[k].st_size && sym[k].st_name < names.sh_size)
+        out.push_back({sym[k].st_value, sym[k].st_size, elf.data() + names.sh_offset + sym[k].st_name});
+  }
+  return out;
+}
+
+// "s_hist" from "_ZZ16histogram_kernelPKhPjmE6s_hist" (a function's static: its last name).
+std::string short_name(const std::string& mangled) {
+  int status = 0;
+  char* full = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  std::string s = status == 0 && full ? full : mangled;
+  std::free(full);
+  const size_t colons = s.rfind("::");
+  return colons == std::string::npos ? s : s.substr(colons + 2);
+}
+
+std::string shared_words(const Found& f) {
+  if (f.dynamic_smem) return "byte " + std::to_string(f.offset) + " of the dynamic shared memory (extern __shared__)";
+  static const std::vector<TlsSymbol> symbols = read_tls_symbols();
+  for (const auto& s : symbols)
+    if (f.offset >= s.offset && f.offset < s.offset + s.size)
+      return "byte " + std::to_string(f.offset - s.offset) + " of the __shared__ array " + short_name(s.name);
+  return "a word of the block's shared memory";
+}
+
 std::string memory_words(const Found& f) {
-  if (f.space == kShared) return "a word of the block's shared memory";
+  if (f.space == kShared) return shared_words(f);
   char text[400];
   if (detail::describe_host_access(reinterpret_cast<void*>(f.addr), text, sizeof text)) return text;
   // Not an allocation: a __device__ variable of the lab's, named by the symbol table.

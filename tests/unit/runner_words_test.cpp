@@ -141,7 +141,7 @@ TEST_CASE("notes: the race detector's finding, its lines in order, its words che
   const auto notes = notes_in_checker_words(
       {"cudalab: note: data race on shared memory at labs/lab3_multilevel_sum.cu:17 (atomic) and "
        "labs/lab3_multilevel_sum.cu:14 (write): in kernel k (launched at x.cu:3), thread 2 of block 0 updated it "
-       "atomically (a word of the block's shared memory) at labs/lab3_multilevel_sum.cu:17, and thread 3 of block 0 "
+       "atomically (byte 8 of the __shared__ array reduce_level) at labs/lab3_multilevel_sum.cu:17, and thread 3 of block 0 "
        "wrote it at labs/lab3_multilevel_sum.cu:14, with no __syncthreads() between the two.",
        // A place outside the lab file, a thread that is not a number, a kind the checker does not know:
        "cudalab: note: data race between blocks on global memory at /etc/passwd:3 (read) and "
@@ -151,7 +151,7 @@ TEST_CASE("notes: the race detector's finding, its lines in order, its words che
       {}, src);
   REQUIRE(notes.size() == 2);
   // The earlier line first, with its own kind and thread, whichever access came first.
-  CHECK(notes[0].rfind("a data race on shared memory: a write at labs/lab3_multilevel_sum.cu:14 and an atomic "
+  CHECK(notes[0].rfind("a data race on shared memory (reduce_level): a write at labs/lab3_multilevel_sum.cu:14 and an atomic "
                        "update at labs/lab3_multilevel_sum.cu:17 touch the same memory from two threads (thread 3 of "
                        "block 0, thread 2 of block 0) with no __syncthreads() between them",
                        0) == 0);
