@@ -66,8 +66,25 @@ $(CUDA_RUN_LIB): $(CUDA_RUN_OBJS)
 cuda_checker_objs = $(CUDA_OUT)/checker/check/suites/lab$(1)_checks.o $(CUDA_OUT)/checker/check/suites/lab$(1)_timing.o
 cuda_entry_obj = $(CUDA_OUT)/runner/run/lab$(1)_entry.o
 
-# The checker of lab N (the same for labs/, solutions/ and every submission).
-$(CUDA_OUT)/check/lab%: $$(call cuda_checker_objs,$$*) $(CUDA_CHECK_MAIN) $(CUDA_CHECK_LIB)
+# Lab N's baseline runner: the harness's own kernels (naive, CUB, cuBLAS, lab 9's ladder) in a
+# kernel runner of their own, so that the checker times them as it times the student's code
+# (harness/baselines/entry.cu, check/baseline_timing.h). Trusted: harness/ only, no lab file.
+CUDA_BASELINE_OBJS := $(call cuda_objs,runner,$(filter-out harness/baselines/entry.cu,$(wildcard harness/baselines/*.cu)))
+CUDA_BASELINE_LIB := $(CUDA_OUT)/lib/libcudalab_baselines.a
+$(CUDA_BASELINE_LIB): $(CUDA_BASELINE_OBJS)
+	@mkdir -p $(@D)
+	$(Q)ar rcs $@ $^
+$(CUDA_OUT)/runner/baselines/entry_lab%.o: harness/baselines/entry.cu
+	@mkdir -p $(@D)
+	$(SAY) "build harness/baselines/entry.cu (lab $*)"
+	$(Q)$(NVCC) $(NVCC_BASE) $(RUN_INCLUDES) -DCUDALAB_BASELINE_LAB=$* -c $< -o $@
+$(CUDA_OUT)/baselines/lab%-runner: $(CUDA_OUT)/runner/baselines/entry_lab%.o $(CUDA_BASELINE_LIB) $(CUDA_RUN_LIB)
+	@mkdir -p $(@D)
+	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -lcublas -o $@
+
+# The checker of lab N (the same for labs/, solutions/ and every submission), with its baseline
+# runner beside it (the checker finds it from its own path).
+$(CUDA_OUT)/check/lab%: $$(call cuda_checker_objs,$$*) $(CUDA_CHECK_MAIN) $(CUDA_CHECK_LIB) | $(CUDA_OUT)/baselines/lab%-runner
 	@mkdir -p $(@D)
 	$(Q)$(NVCC) $(NVCC_BASE) $^ -lcublas -o $@
 
