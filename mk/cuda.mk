@@ -9,10 +9,8 @@ NVCC ?= nvcc
 # toolkit, and its include/, is where the link points, not /usr.
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null)))
 ifeq ($(origin ARCH), undefined)
-  ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '.[:space:]')
-  ifeq ($(ARCH),)
-    ARCH := $(DEFAULT_ARCH)
-  endif
+  # The Makefile's probe of the GPU (GPU_CAP), else the default.
+  ARCH := $(or $(GPU_CAP),$(DEFAULT_ARCH))
 endif
 
 CUDA_OUT := build/cuda
