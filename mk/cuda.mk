@@ -14,7 +14,8 @@ ifeq ($(origin ARCH), undefined)
 endif
 
 CUDA_OUT := build/cuda
-CHECK_INCLUDES := -Iharness/check -Iharness/check/gpu -Iharness/common -Iharness/include
+# CUDALAB_GPU_CHECKER: the checker has a GPU of its own to compute references on (check/fill_reference.h).
+CHECK_INCLUDES := -Iharness/check -Iharness/check/gpu -Iharness/common -Iharness/include -DCUDALAB_GPU_CHECKER
 RUN_INCLUDES := -Iharness/include -Iharness/run -Iharness/common
 # -Wno-restrict: GCC 12 warns falsely on std::string concatenation (GCC bug 105329).
 CXXFLAGS_COMMON := -std=c++20 -O2 -Wall -Wextra -Wno-restrict

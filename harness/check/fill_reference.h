@@ -4,7 +4,8 @@
 // reference's (sum_reference.h, histogram_reference.h) up to the order of double additions: far
 // below any float tolerance. They turn the largest checks' host work (2^30 values made and added
 // on the CPU: seconds) into milliseconds. The GPU build only: each returns false when there is no
-// usable GPU or it fails, and the caller computes on the host as before.
+// usable GPU or it fails, and the caller computes on the host as before. Called only where
+// CUDALAB_GPU_CHECKER is defined (mk/cuda.mk's checker build; not the CPU backend's, nor the unit tests').
 #pragma once
 #include <array>
 #include <cstddef>

@@ -40,7 +40,7 @@ ByteHistogram histogram_reference(const std::vector<uint8_t>& bytes) {
 
 ByteHistogram histogram_of_fill(size_t n, const wire::Fill& fill) {
   ByteHistogram total{};
-#ifndef CUDALAB_BACKEND_CPU
+#ifdef CUDALAB_GPU_CHECKER
   // The largest checks' references on the checker's GPU (fill_reference.h); the host otherwise.
   if (n >= kDeviceReferenceFrom && device_histogram_of_fill(n, fill, total)) return total;
 #endif

@@ -50,7 +50,7 @@ SumReference sum_reference(const std::vector<float>& x) {
 
 SumReference range_sum_reference(size_t n, const wire::Fill& fill, size_t begin, size_t end) {
   SumReference r;
-#ifndef CUDALAB_BACKEND_CPU
+#ifdef CUDALAB_GPU_CHECKER
   // The largest checks' references on the checker's GPU (fill_reference.h); the host otherwise.
   if (end - begin >= kDeviceReferenceFrom && device_range_sum(n, fill, begin, end, r.sum, r.abs_sum)) return r;
 #endif
