@@ -73,7 +73,10 @@ CUDA_BASELINE_LIB := $(CUDA_OUT)/lib/libcudalab_baselines.a
 $(CUDA_BASELINE_LIB): $(CUDA_BASELINE_OBJS)
 	@mkdir -p $(@D)
 	$(Q)ar rcs $@ $^
-$(CUDA_OUT)/runner/baselines/entry_lab%.o: harness/baselines/entry.cu
+# A static pattern: only the labs' entries (make's built-in `%: %.o` would otherwise "remake" an
+# included entry_labN.d from entry_labN.d.o, with N = "N.d").
+CUDA_BASELINE_ENTRIES := $(foreach n,$(LABS),$(CUDA_OUT)/runner/baselines/entry_lab$(n).o)
+$(CUDA_BASELINE_ENTRIES): $(CUDA_OUT)/runner/baselines/entry_lab%.o: harness/baselines/entry.cu
 	@mkdir -p $(@D)
 	$(SAY) "build harness/baselines/entry.cu (lab $*)"
 	$(Q)$(NVCC) $(NVCC_BASE) $(RUN_INCLUDES) -DCUDALAB_BASELINE_LAB=$* -c $< -o $@

@@ -110,8 +110,10 @@ TimingReport product_timing(const TimingRequest& req, int lab, const std::string
   {
     const BaselineSession session(lab);
     cublas = session.time(kCublasProductRung, make_call, verify);
-    for (const ProductBaseline& base : baselines)
+    for (const ProductBaseline& base : baselines) {
       if (!base.fits || base.fits(m, n, k)) baseline_rows.emplace_back(base.name, session.time(base.rung, make_call, verify));
+      if (req.graded_rows_only) break;  // the grader's speed points need the first (the anchor) alone
+    }
   }
   if (!cublas.ok) {
     t.status = "error";
@@ -125,7 +127,7 @@ TimingReport product_timing(const TimingRequest& req, int lab, const std::string
   t.note = timing_method_note(student, "The ceiling: cuBLAS SGEMM's row, timed as every GPU row is");
   row("your kernel", "student", student.median_ms, student.method());
 
-  t.rows.push_back(cpu_product_row(M, N, K, req.seed, flops));
+  if (!req.graded_rows_only) t.rows.push_back(cpu_product_row(M, N, K, req.seed, flops));
   for (const auto& [name, timing] : baseline_rows)
     if (baseline_timed(timing, name, t)) row(name, "baseline", timing.median_ms, batches_note(timing));
   row("cuBLAS SGEMM", "vendor", cublas.median_ms, batches_note(cublas));

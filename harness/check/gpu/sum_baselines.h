@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "protocol.h"
+#include "suite.h"
 #include "timed_call.h"
 #include "timing_report.h"
 
@@ -21,10 +22,11 @@ class SumTimingReport {
   SumTimingReport(size_t n, const std::string& size_note = "");
   // A row; GB/s are bytes read / time, and only GPU kernels get a fraction of the ceiling.
   void add(const std::string& name, const std::string& role, double ms, const std::string& note = "");
-  // The rows every sum lab compares against: one CPU core (on `input`), then the naive kernel
+  // The rows every sum lab compares against: one CPU core (on cpu_input()), then the naive kernel
   // and CUB in lab `lab`'s baseline runner, on n floats made by fill_of(rep) for each call, as the
-  // student's were.
-  void add_comparisons(int lab, const std::vector<float>& input, const std::function<wire::Fill(int rep)>& fill_of);
+  // student's were. With req.graded_rows_only (the grader), the naive kernel alone.
+  void add_comparisons(int lab, const TimingRequest& req, const std::function<wire::Fill(int rep)>& fill_of,
+                       const std::function<std::vector<float>()>& cpu_input);
   // The student's row from the runner's timed batches. Ends the student's processes, measures
   // the copy bandwidth, and holds the time to the floor: the bytes at 1.5 times that bandwidth
   // (a read-only kernel may beat a copy, never by that much). A wrong answer or a refused time

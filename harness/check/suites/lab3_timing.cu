@@ -36,7 +36,7 @@ TimingReport lab_timing(const TimingRequest& req) {
       t.student_config());
   if (!t.add_student(student, "your multi-level sum, all levels")) return t.report;
 
-  t.add_comparisons(3, sum_input(n, req.seed), fill_of);
+  t.add_comparisons(3, req, fill_of, [&] { return sum_input(n, req.seed); });
   return t.report;
 }
 

@@ -74,15 +74,18 @@ TimingReport lab_timing(const TimingRequest& req) {
   t.note = timing_method_note(student);
   row("your kernel", "student", student.median_ms, student.method());
 
-  const std::vector<float> input = matrix_input(rows, cols, req.seed, /*stream=*/1, 1.0f, 2.0f);
-  std::vector<float> host_out(n);
-  Timing cpu = time_host([&] { cpu_transpose(input.data(), host_out.data(), rows, cols); }, 3);
-  row("one CPU core (32 x 32 blocked loops)", "cpu", cpu.median_ms);
+  if (!req.graded_rows_only) {  // the grader's speed points need the naive row alone
+    const std::vector<float> input = matrix_input(rows, cols, req.seed, /*stream=*/1, 1.0f, 2.0f);
+    std::vector<float> host_out(n);
+    Timing cpu = time_host([&] { cpu_transpose(input.data(), host_out.data(), rows, cols); }, 3);
+    row("one CPU core (32 x 32 blocked loops)", "cpu", cpu.median_ms);
+  }
   // The harness's kernels on the student's very calls: fresh matrices, outputs checked alike.
   const BaselineSession baselines(4);
   const StudentTiming naive = baselines.time(0, make_call, verify);
   if (baseline_timed(naive, "the naive kernel", t))
     row("naive: coalesced reads, strided writes (harness)", "baseline", naive.median_ms, batches_note(naive));
+  if (req.graded_rows_only) return t;
   const StudentTiming geam = baselines.time(1, make_call, verify);
   if (baseline_timed(geam, "cuBLAS", t)) row("cuBLAS cublasSgeam transpose", "vendor", geam.median_ms, batches_note(geam));
   return t;

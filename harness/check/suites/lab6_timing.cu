@@ -82,12 +82,14 @@ TimingReport lab_timing(const TimingRequest& req) {
   }
   report.note = timing_method_note(student[0]);
 
-  const std::vector<uint8_t> input = make_input_u8(n, fill_of(false, req.seed));
-  const Timing cpu = time_host([&] {
-    volatile uint64_t first = histogram_serial(input)[0];
-    (void)first;
-  });
-  add("one CPU core (serial, uniform bytes)", "cpu", cpu.median_ms);
+  if (!req.graded_rows_only) {  // the grader's speed points need the naive rows alone
+    const std::vector<uint8_t> input = make_input_u8(n, fill_of(false, req.seed));
+    const Timing cpu = time_host([&] {
+      volatile uint64_t first = histogram_serial(input)[0];
+      (void)first;
+    });
+    add("one CPU core (serial, uniform bytes)", "cpu", cpu.median_ms);
+  }
 
   // The harness's kernels on calls made as the student's were: fresh bytes, bins checked alike.
   double naive_ms[2] = {0, 0};
@@ -99,7 +101,7 @@ TimingReport lab_timing(const TimingRequest& req) {
       naive_ms[skewed] = naive.median_ms;
       add("global atomics only, " + kind + " (harness)", "baseline", naive.median_ms, batches_note(naive));
     }
-    if (n > size_t(INT32_MAX)) continue;  // CUB's HistogramEven counts in int
+    if (req.graded_rows_only || n > size_t(INT32_MAX)) continue;  // CUB's HistogramEven counts in int
     const StudentTiming cub = baselines.time(1, calls_of(skewed, n, req.seed), verify_of(skewed, n, req.seed));
     if (baseline_timed(cub, "CUB, " + kind, report))
       add("CUB DeviceHistogram::HistogramEven, " + kind, "vendor", cub.median_ms, batches_note(cub));

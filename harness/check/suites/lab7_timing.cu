@@ -38,7 +38,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   if (!t.add_student(st, "your grid-stride atomic sum")) return t.report;
 
   // The comparisons every sum lab makes: one CPU core, the naive kernel, CUB.
-  t.add_comparisons(7, make_input_f32(n, lab7_fill(req.seed, 0)), fill_of);
+  t.add_comparisons(7, req, fill_of, [&] { return make_input_f32(n, lab7_fill(req.seed, 0)); });
   return t.report;
 }
 

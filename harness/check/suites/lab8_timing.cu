@@ -65,18 +65,20 @@ TimingReport lab_timing(const TimingRequest& req) {
   report.note = timing_method_note(st);
   add("your top-k, all levels", "student", st.median_ms, st.method());
 
-  const std::vector<float> input = make_input_f32(n, lab8_fill(req.seed, -1000.0f, 1000.0f));
-  const Timing cpu = time_host([&] {
-    volatile int first = top_k_serial(input, size_t(k))[0].index;
-    (void)first;
-  });
-  add("one CPU core (one pass, a heap of k)", "cpu", cpu.median_ms, "");
+  if (!req.graded_rows_only) {  // the grader's speed points need the naive row alone
+    const std::vector<float> input = make_input_f32(n, lab8_fill(req.seed, -1000.0f, 1000.0f));
+    const Timing cpu = time_host([&] {
+      volatile int first = top_k_serial(input, size_t(k))[0].index;
+      (void)first;
+    });
+    add("one CPU core (one pass, a heap of k)", "cpu", cpu.median_ms, "");
+  }
   // The harness's kernels on the student's very calls: fresh values, the top k checked alike.
   const BaselineSession baselines(8);
   const StudentTiming naive = baselines.time(0, make_call, verify);
   if (baseline_timed(naive, "the k-pass kernel", report))
     add("k passes, each the next element (harness)", "baseline", naive.median_ms, batches_note(naive));
-  if (n > size_t(INT32_MAX)) return report;  // CUB's sort counts in int
+  if (req.graded_rows_only || n > size_t(INT32_MAX)) return report;  // CUB's sort counts in int
   const StudentTiming cub = baselines.time(1, make_call, verify);
   if (baseline_timed(cub, "CUB's sort", report))
     add("CUB DeviceRadixSort::SortPairsDescending, first k", "vendor", cub.median_ms, batches_note(cub));
