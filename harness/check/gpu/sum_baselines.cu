@@ -32,7 +32,7 @@ bool SumTimingReport::add_student(const StudentTiming& st, const std::string& na
                              "reading " + with_commas(bytes_ >> 20) + " MiB at 1.5 times the copy bandwidth"))
     return false;
   report.note = timing_method_note(st);
-  add(name, "student", st.median_ms, note);
+  add(name, "student", st.median_ms, note.empty() ? st.method() : note + "; " + st.method());
   return true;
 }
 
