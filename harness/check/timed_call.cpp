@@ -39,10 +39,9 @@ std::string StudentTiming::method() const {
 }
 
 std::string shared_timing_method() {
-  return "in a kernel runner process (yours: your file's; the harness's kernels and the vendor's: the harness's own), "
-         "CUDA events around batches of calls back to back (each batch about 20 ms, memory allowing), every call on "
-         "fresh inputs of its own, the L2 flushed before each batch; the median batch's time per call, held to the "
-         "checker's own clock";
+  return "each in a kernel runner (yours: your file's; the others: the harness's), CUDA events around batches of "
+         "calls back to back (about 20 ms a batch), fresh inputs for every call, the L2 flushed before each batch, the "
+         "median of 5 batches' time per call, held to the checker's own clock";
 }
 
 StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
@@ -177,9 +176,8 @@ std::string timing_method_note(const StudentTiming& t, const std::string& ceilin
   char clock[200];
   std::snprintf(clock, sizeof clock, "%.4f ms reported, %.4f ms on the checker's clock, at least %.4f ms accepted",
                 t.median_ms, t.wall_median_ms, t.least_ms);
-  return "every GPU row is timed the same way: " + shared_timing_method() + ". Yours: " + t.method() + " (per call: " +
-         clock + "); each other row's note gives its batches. The CPU row: a steady clock, the median of a few runs "
-         "after a warm-up. " + ceiling_how;
+  return "every GPU row timed one way: " + shared_timing_method() + ". Yours: " + t.method() + " (per call: " + clock +
+         "). The CPU row: a steady clock, the median of a few runs. " + ceiling_how;
 }
 
 }  // namespace cudalab

@@ -77,8 +77,7 @@ std::string shared_timing_method();
 
 // The ceiling of the sum, transpose, histogram and top-k labs, timed by the checker itself.
 inline const char* const kCopyCeilingHow =
-    "The ceiling: the device-to-device copy, CUDA events around each copy in the checker, median of 20 after 3 "
-    "warm-ups, L2 flushed before each";
+    "The ceiling: the copy, the checker's CUDA events around each, median of 20";
 
 // The report's note on method (the table's header): the one method of every GPU row, the
 // student's batches and clock, the CPU row's method, then `ceiling_how`.

@@ -124,7 +124,7 @@ TimingReport product_timing(const TimingRequest& req, int lab, const std::string
   t.ceiling_value = flops / (cublas.median_ms * 1e9);
   if (!accept_student_timing(student, t, flops / (3.0 * t.ceiling_value * 1e9), "the product at three times cuBLAS's rate"))
     return t;
-  t.note = timing_method_note(student, "The ceiling: cuBLAS SGEMM's row, timed as every GPU row is");
+  t.note = timing_method_note(student, "The ceiling: cuBLAS SGEMM's row");
   row("your kernel", "student", student.median_ms, student.method());
 
   if (!req.graded_rows_only) t.rows.push_back(cpu_product_row(M, N, K, req.seed, flops));

@@ -12,7 +12,7 @@ namespace cudalab {
 SumTimingReport::SumTimingReport(size_t n, const std::string& size_note) : n_(n), bytes_(n * sizeof(float)) {
   report.status = "measured";
   report.size = "n = " + with_commas(n) + " floats (" + with_commas(bytes_ >> 20) + " MiB)" + size_note;
-  report.note = "every GPU row is timed the same way: " + shared_timing_method();
+  report.note = "every GPU row timed one way: " + shared_timing_method();
   report.ceiling_name = "device-to-device copy (bytes read + written)";
   report.ceiling_unit = "GB/s";
 }
