@@ -48,7 +48,7 @@ wall() {
 }
 # At a terminal, as a student runs it (script -e returns the command's status).
 at_terminal() {
-  if command -v script > /dev/null; then script -qefc "$*" /dev/null; else "$@"; fi
+  if command -v script > /dev/null; then script -qefc "$(printf '%q ' "$@")" /dev/null; else "$@"; fi
 }
 
 echo "== GPU"
@@ -75,13 +75,13 @@ echo "== edit -> result: make labN after touching the file, at a terminal"
 for n in 1 2 3 4 5 6 7 8 9; do
   ls labs/lab${n}_*.cu > /dev/null 2>&1 || continue
   touch labs/lab${n}_*.cu
-  wall "make lab$n, the stub (failing)" "$LOGS/loop_stub$n.log" at_terminal make lab$n
+  wall "make lab$n, the stub (failing)" "$LOGS/loop_stub$n.log" at_terminal make lab$n ARGS="--json $LOGS/loop_stub$n.json"
 done
 for n in 1 2 3 4 5 6 7 8 9; do
   ls labs/lab${n}_*.cu solutions/lab${n}_*.cu > /dev/null 2>&1 || continue
   cp labs/lab${n}_*.cu "$STASH/"
   cp solutions/lab${n}_*.cu labs/ && touch labs/lab${n}_*.cu
-  wall "make lab$n, solved (passing, timed)" "$LOGS/loop_solved$n.log" at_terminal make lab$n
+  wall "make lab$n, solved (passing, timed)" "$LOGS/loop_solved$n.log" at_terminal make lab$n ARGS="--json $LOGS/loop_solved$n.json"
   restore_stubs
 done
 

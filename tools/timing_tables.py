@@ -60,6 +60,14 @@ for n in range(1, 100):
         table(n, report)
         seconds(n, report)
         print()
+# Where the loop's runs spent their seconds (the checker's share: the rest is make and the build).
+for n in range(1, 100):
+    for kind in ("stub", "solved"):
+        report = load(f"loop_{kind}{n}.json")
+        if report:
+            checks = sum(c.get("seconds", 0) for c in report["checks"])
+            skipped = sum(c["status"] == "skipped" for c in report["checks"])
+            print(f"make lab{n} ({kind}): checks {checks:.2f} s ({skipped} left out), timing {report['timing'].get('seconds', 0):.2f} s")
 walls = logs / "walls.txt"
 if walls.exists():
     print(walls.read_text())
