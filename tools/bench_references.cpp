@@ -1,7 +1,7 @@
 // The host's share of the largest checks, timed in isolation: how long the checker itself spends
 // making each reference (and, for the transpose, comparing), apart from the GPU, the runner and
 // the build. Built against the CPU backend's checker library, so it times the host paths; in the
-// GPU build the sum and histogram references of 2^22 values or more run on the checker's GPU
+// GPU build the sum and histogram references of 2^24 values or more run on the checker's GPU
 // instead (check/fill_reference.h). `make bench-references`; the figures depend on the cores.
 #include <chrono>
 #include <cstdio>
