@@ -9,7 +9,8 @@
 #      failure, as it does for a student): every lab's stub (failing), then every lab with its
 #      solution standing in for the stub (passing: every check, then the timing).
 #   3. The checker's clock still bounds the runner's times (tests/gpu/timing_bound.sh).
-# Logs and JSON reports go to $OUT/logs, packed into $OUT/logs.tar.gz at the end.
+# Prints the tables and wall times (also $OUT/tables.txt, $OUT/walls.txt); every log and JSON report
+# goes into $OUT/logs.tar.gz.
 #
 #   OUT=/tmp/cudalab-timing tools/gpu_timing.sh
 set -u
@@ -30,7 +31,9 @@ finish() {
   restore_stubs
   python3 tools/timing_tables.py "$LOGS" > "$OUT/tables.txt" 2>&1
   cat "$OUT/tables.txt"
-  tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs
+  cp "$WALLS" "$OUT/walls.txt"
+  # One archive (for tools that fetch few files); the tables and the wall times beside it.
+  tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$LOGS"
 }
 trap finish EXIT
 exec > >(tee "$LOGS/session.txt") 2>&1

@@ -1,6 +1,7 @@
 // Lab 3's timing: the student's multi-level sum, one CPU core, the harness's naive kernel and
 // CUB (every GPU row timed the same way, each in a kernel runner, every call on inputs of its own
-// and checked: baseline_timing.h), against the copy bandwidth. The reference must reach half of that bandwidth here.
+// and checked: baseline_timing.h), against the copy bandwidth. The reference must reach half of
+// that bandwidth here.
 #include <string>
 
 #include "cudalab/lab3.h"
