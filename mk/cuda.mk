@@ -9,14 +9,13 @@ NVCC ?= nvcc
 # toolkit, and its include/, is where the link points, not /usr.
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null)))
 ifeq ($(origin ARCH), undefined)
-  ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '.[:space:]')
-  ifeq ($(ARCH),)
-    ARCH := $(DEFAULT_ARCH)
-  endif
+  # The Makefile's probe of the GPU (GPU_CAP), else the default.
+  ARCH := $(or $(GPU_CAP),$(DEFAULT_ARCH))
 endif
 
 CUDA_OUT := build/cuda
-CHECK_INCLUDES := -Iharness/check -Iharness/check/gpu -Iharness/common -Iharness/include
+# CUDALAB_GPU_CHECKER: the checker has a GPU of its own to compute references on (check/fill_reference.h).
+CHECK_INCLUDES := -Iharness/check -Iharness/check/gpu -Iharness/common -Iharness/include -DCUDALAB_GPU_CHECKER
 RUN_INCLUDES := -Iharness/include -Iharness/run -Iharness/common
 # -Wno-restrict: GCC 12 warns falsely on std::string concatenation (GCC bug 105329).
 CXXFLAGS_COMMON := -std=c++20 -O2 -Wall -Wextra -Wno-restrict
@@ -66,8 +65,28 @@ $(CUDA_RUN_LIB): $(CUDA_RUN_OBJS)
 cuda_checker_objs = $(CUDA_OUT)/checker/check/suites/lab$(1)_checks.o $(CUDA_OUT)/checker/check/suites/lab$(1)_timing.o
 cuda_entry_obj = $(CUDA_OUT)/runner/run/lab$(1)_entry.o
 
-# The checker of lab N (the same for labs/, solutions/ and every submission).
-$(CUDA_OUT)/check/lab%: $$(call cuda_checker_objs,$$*) $(CUDA_CHECK_MAIN) $(CUDA_CHECK_LIB)
+# Lab N's baseline runner: the harness's own kernels (naive, CUB, cuBLAS, lab 9's ladder) in a
+# kernel runner of their own, so that the checker times them as it times the student's code
+# (harness/baselines/entry.cu, check/baseline_timing.h). Trusted: harness/ only, no lab file.
+CUDA_BASELINE_OBJS := $(call cuda_objs,runner,$(filter-out harness/baselines/entry.cu,$(wildcard harness/baselines/*.cu)))
+CUDA_BASELINE_LIB := $(CUDA_OUT)/lib/libcudalab_baselines.a
+$(CUDA_BASELINE_LIB): $(CUDA_BASELINE_OBJS)
+	@mkdir -p $(@D)
+	$(Q)ar rcs $@ $^
+# A static pattern: only the labs' entries (make's built-in `%: %.o` would otherwise "remake" an
+# included entry_labN.d from entry_labN.d.o, with N = "N.d").
+CUDA_BASELINE_ENTRIES := $(foreach n,$(LABS),$(CUDA_OUT)/runner/baselines/entry_lab$(n).o)
+$(CUDA_BASELINE_ENTRIES): $(CUDA_OUT)/runner/baselines/entry_lab%.o: harness/baselines/entry.cu
+	@mkdir -p $(@D)
+	$(SAY) "build harness/baselines/entry.cu (lab $*)"
+	$(Q)$(NVCC) $(NVCC_BASE) $(RUN_INCLUDES) -DCUDALAB_BASELINE_LAB=$* -c $< -o $@
+$(CUDA_OUT)/baselines/lab%-runner: $(CUDA_OUT)/runner/baselines/entry_lab%.o $(CUDA_BASELINE_LIB) $(CUDA_RUN_LIB)
+	@mkdir -p $(@D)
+	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -lcublas -o $@
+
+# The checker of lab N (the same for labs/, solutions/ and every submission), with its baseline
+# runner beside it (the checker finds it from its own path).
+$(CUDA_OUT)/check/lab%: $$(call cuda_checker_objs,$$*) $(CUDA_CHECK_MAIN) $(CUDA_CHECK_LIB) | $(CUDA_OUT)/baselines/lab%-runner
 	@mkdir -p $(@D)
 	$(Q)$(NVCC) $(NVCC_BASE) $^ -lcublas -o $@
 

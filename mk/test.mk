@@ -10,7 +10,7 @@
 TEST_OUT := build/tests
 TEST_CXX := g++ -std=c++20 -O1 -Wall -Wextra -Wno-restrict -Iharness/include -Iharness/check -Iharness/common -DCUDALAB_CONTRACT_ONLY -MMD -MP
 # The checker's logic that needs no GPU and no runner, and the protocol both sides speak.
-UNIT_CHECK := options tolerance diagnose stats json_writer run_record_json shape sum_reference sanitizer_digest timing_bound runner_words gpu_gate index_width
+UNIT_CHECK := options tolerance diagnose stats json_writer run_record_json shape sum_reference sanitizer_digest timing_bound runner_words gpu_gate index_width matrix_reference
 UNIT_COMMON := random protocol
 UNIT_OBJS := $(patsubst %,$(TEST_OUT)/check/%.o,$(UNIT_CHECK)) $(patsubst %,$(TEST_OUT)/common/%.o,$(UNIT_COMMON)) \
              $(patsubst tests/unit/%.cpp,$(TEST_OUT)/unit/%.o,$(wildcard tests/unit/*.cpp))
@@ -29,6 +29,14 @@ $(TEST_OUT)/unit/%.o: tests/unit/%.cpp | unit-deps
 	$(Q)$(TEST_CXX) -c $< -o $@
 $(TEST_OUT)/unit_tests: $(UNIT_OBJS)
 	$(Q)$(TEST_CXX) $^ -pthread -o $@
+# make bench-references: the host's share of the largest checks, timed in isolation
+# (tools/bench_references.cpp; the CPU backend's checker library, so the host paths).
+.PHONY: bench-references
+$(TEST_OUT)/bench_references: tools/bench_references.cpp $(CPU_CHECK_LIB)
+	@mkdir -p $(@D)
+	$(Q)g++ -std=c++20 -O2 -pthread -DCUDALAB_BACKEND_CPU=1 $(CPU_CHECK_INCLUDES) $^ -o $@
+bench-references: $(TEST_OUT)/bench_references
+	@./$<
 $(TEST_OUT)/labs_test: tests/integration/labs_test.cpp | unit-deps
 	@mkdir -p $(@D)
 	$(SAY) "build tests/integration/labs_test.cpp"

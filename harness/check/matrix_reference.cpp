@@ -30,6 +30,21 @@ std::string tile_block_name(size_t row, size_t col, size_t tile) {
   return "block (" + std::to_string(col / tile) + ", " + std::to_string(row / tile) + ")";
 }
 
+std::vector<double> transpose_reference(const std::vector<float>& in, size_t rows, size_t cols) {
+  constexpr size_t T = 32;
+  std::vector<double> out(rows * cols);
+  // Bands of 32 input rows on every core, tile by tile within a band, as cpu_transpose does.
+  parallel_for((rows + T - 1) / T, [&](size_t band0, size_t band1) {
+    for (size_t r0 = band0 * T; r0 < std::min(rows, band1 * T); r0 += T)
+      for (size_t c0 = 0; c0 < cols; c0 += T) {
+        const size_t r1 = std::min(rows, r0 + T), c1 = std::min(cols, c0 + T);
+        for (size_t r = r0; r < r1; ++r)
+          for (size_t c = c0; c < c1; ++c) out[c * rows + r] = in[r * cols + c];
+      }
+  }, 8);
+  return out;
+}
+
 void cpu_transpose(const float* in, float* out, size_t rows, size_t cols) {
   constexpr size_t T = 32;  // a 32 x 32 tile of each matrix fits in L1 with room to spare
   for (size_t r0 = 0; r0 < rows; r0 += T)

@@ -43,6 +43,10 @@ std::vector<size_t> all_rows(size_t M);
 // edge (the last full tile, the partial tile), and seeded random rows. Sorted.
 std::vector<size_t> sample_rows(size_t M, size_t tile, size_t count, uint64_t seed);
 
+// The transpose (cols x rows) of a rows x cols matrix, in double: lab 4's expected output, tile
+// by tile on every core (a plain loop over 10^8 elements takes seconds on one).
+std::vector<double> transpose_reference(const std::vector<float>& in, size_t rows, size_t cols);
+
 // One CPU core, float, the i-k-j loop order (rows of B streamed, vectorizable): C's rows
 // [row_begin, row_end) only. The "one CPU core" timing row, measured on a few rows.
 void cpu_matmul_rows(const float* A, const float* B, float* C, size_t N, size_t K, size_t row_begin, size_t row_end);

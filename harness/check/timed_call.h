@@ -35,6 +35,9 @@ struct StudentTimingConfig {
   TimeBound bound;
   uint64_t memory_budget_bytes = 0;  // GPU memory all of a batch's buffers may take (0: half the GPU's)
   uint64_t verify_elements = uint64_t(1) << 31;  // input elements checked per timing, at most (roughly)
+  // false: only the first warm-up batch's calls are checked (the harness's own trusted baselines,
+  // whose checking would otherwise take longer than their timing).
+  bool check_later_batches = true;
 };
 
 struct StudentTiming {
@@ -47,7 +50,7 @@ struct StudentTiming {
   int reps = 0;                 // calls per timed batch
   int batches = 0;              // timed batches
   std::vector<double> all_ms;   // per timed batch: the reported time per call
-  // "CUDA events around 5 batches of 155 calls (median batch) ..." for the report's note.
+  // "5 batches of 155 calls": what this timing's batches were (shared_timing_method() says the rest).
   std::string method() const;
 };
 
@@ -69,7 +72,15 @@ bool accept_student_timing(const StudentTiming& t, TimingReport& report, double 
 // own timings. False, with `report` marked "error", when a process of theirs outlived SIGKILL.
 bool student_processes_ended(TimingReport& report);
 
-// The report's note on method: the student's row, then the checker's own rows.
-std::string timing_method_note(const StudentTiming& t);
+// How every GPU row of a timing table is timed, the student's and the harness's (baseline_timing.h).
+std::string shared_timing_method();
+
+// The ceiling of the sum, transpose, histogram and top-k labs, timed by the checker itself.
+inline const char* const kCopyCeilingHow =
+    "The ceiling: the copy, the checker's CUDA events around each, median of 20";
+
+// The report's note on method (the table's header): the one method of every GPU row, the
+// student's batches and clock, the CPU row's method, then `ceiling_how`.
+std::string timing_method_note(const StudentTiming& t, const std::string& ceiling_how = kCopyCeilingHow);
 
 }  // namespace cudalab

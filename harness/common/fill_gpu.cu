@@ -7,26 +7,12 @@
 
 #include "cuda_errors.h"
 #include "fill.h"
+#include "fill_device.cuh"
 #include "fill_gpu.h"
 #include "random.h"
 
 namespace cudalab::wire {
 namespace {
-
-__device__ float value_at(const Fill f, uint64_t key, uint64_t i, uint64_t n) {
-  const uint64_t bits = mix64(key + i);
-  const float unit = __fmul_rn(float(bits >> 40), 1.0f / 16777216.0f);
-  float p = unit;
-  for (int k = 1; k < int(f.power); ++k) p = __fmul_rn(p, unit);
-  float v = __fadd_rn(f.lo, __fmul_rn(__fsub_rn(f.hi, f.lo), p));
-  if (i + 1 == n && f.last_scale != 1.0f) v = __fmul_rn(v, f.last_scale);
-  return v;
-}
-
-__device__ uint32_t integer_at(const Fill f, uint64_t key, uint64_t i, uint64_t n, uint32_t max) {
-  const float v = floorf(value_at(f, key, i, n));
-  return v <= 0 ? 0u : v >= float(max) ? max : uint32_t(v);
-}
 
 __global__ void fill_kernel(void* p, ElemType type, Fill f, uint64_t key, uint64_t n) {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {

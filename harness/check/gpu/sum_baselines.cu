@@ -1,79 +1,18 @@
 #include "sum_baselines.h"
 
-#include <cub/device/device_reduce.cuh>
-#include <cuda_runtime.h>
-
-#include "cuda_errors.h"
+#include "baseline_timing.h"
 #include "ceilings.h"
 #include "diagnose.h"
+#include "lab_call.h"
 #include "sum_reference.h"
-#include "tolerance.h"
+#include "timer.h"
 
 namespace cudalab {
-
-namespace {
-
-constexpr unsigned kNaiveBlock = 1024;
-
-// Block b sums data[b*1024, ...) in place; thread 0 writes the block's sum to out[b].
-__global__ void naive_interleaved(float* data, float* out, size_t n) {
-  size_t base = size_t(blockIdx.x) * blockDim.x;
-  unsigned tid = threadIdx.x;
-  for (unsigned s = 1; s < blockDim.x; s *= 2) {
-    if (tid % (2 * s) == 0 && base + tid + s < n) data[base + tid] += data[base + tid + s];
-    __syncthreads();
-  }
-  if (tid == 0) out[blockIdx.x] = data[base];
-}
-
-}  // namespace
-
-Timing time_naive_interleaved_sum(const float* d_in, size_t n) {
-  size_t partial_room = (n + kNaiveBlock - 1) / kNaiveBlock + 1;
-  float *work = nullptr, *a = nullptr, *b = nullptr;
-  require(cudaMalloc(&work, n * sizeof(float)), "allocating the baseline's work copy");
-  require(cudaMalloc(&a, partial_room * sizeof(float)), "allocating the baseline's partials");
-  require(cudaMalloc(&b, partial_room * sizeof(float)), "allocating the baseline's partials");
-  auto prepare = [&] { require(cudaMemcpy(work, d_in, n * sizeof(float), cudaMemcpyDeviceToDevice), "baseline copy"); };
-  Timing t = time_gpu(
-      [&] {
-        float* in = work;
-        float* out = a;
-        size_t m = n;
-        while (true) {
-          unsigned blocks = unsigned((m + kNaiveBlock - 1) / kNaiveBlock);
-          naive_interleaved<<<blocks, kNaiveBlock>>>(in, out, m);
-          if (blocks == 1) break;
-          in = out;
-          out = (out == a) ? b : a;
-          m = blocks;
-        }
-      },
-      TimerConfig{}, prepare);
-  cudaFree(work);
-  cudaFree(a);
-  cudaFree(b);
-  require(cudaGetLastError(), "the naive baseline sum");
-  return t;
-}
-
-Timing time_cub_sum(const float* d_in, size_t n) {
-  float* d_out = nullptr;
-  void* temp = nullptr;
-  size_t temp_bytes = 0;
-  require(cudaMalloc(&d_out, sizeof(float)), "allocating CUB's result");
-  require(cub::DeviceReduce::Sum(temp, temp_bytes, d_in, d_out, n), "sizing CUB's scratch");
-  require(cudaMalloc(&temp, temp_bytes), "allocating CUB's scratch");
-  Timing t = time_gpu([&] { require(cub::DeviceReduce::Sum(temp, temp_bytes, d_in, d_out, n), "cub::DeviceReduce::Sum"); });
-  cudaFree(temp);
-  cudaFree(d_out);
-  return t;
-}
 
 SumTimingReport::SumTimingReport(size_t n, const std::string& size_note) : n_(n), bytes_(n * sizeof(float)) {
   report.status = "measured";
   report.size = "n = " + with_commas(n) + " floats (" + with_commas(bytes_ >> 20) + " MiB)" + size_note;
-  report.note = "CUDA events, median of 20 after 3 warm-ups, L2 flushed before each";
+  report.note = "every GPU row timed one way: " + shared_timing_method();
   report.ceiling_name = "device-to-device copy (bytes read + written)";
   report.ceiling_unit = "GB/s";
 }
@@ -93,20 +32,44 @@ bool SumTimingReport::add_student(const StudentTiming& st, const std::string& na
                              "reading " + with_commas(bytes_ >> 20) + " MiB at 1.5 times the copy bandwidth"))
     return false;
   report.note = timing_method_note(st);
-  add(name, "student", st.median_ms, note);
+  add(name, "student", st.median_ms, note.empty() ? st.method() : note + "; " + st.method());
   return true;
 }
 
-void SumTimingReport::add_comparisons(const std::vector<float>& input, const float* d_input) {
-  Timing cpu = time_host(
-      [&] {
-        volatile double s = serial_sum(input);
-        (void)s;
-      },
-      3);
-  add("one CPU core (serial, double)", "cpu", cpu.median_ms);
-  add("naive interleaved, all levels (harness)", "baseline", time_naive_interleaved_sum(d_input, n_).median_ms);
-  add("CUB DeviceReduce::Sum", "vendor", time_cub_sum(d_input, n_).median_ms);
+void SumTimingReport::add_comparisons(int lab, const TimingRequest& req, const std::function<wire::Fill(int rep)>& fill_of,
+                                      const std::function<std::vector<float>()>& cpu_input) {
+  if (!req.graded_rows_only) {
+    const std::vector<float> input = cpu_input();
+    Timing cpu = time_host(
+        [&] {
+          volatile double s = serial_sum(input);
+          (void)s;
+        },
+        3);
+    add("one CPU core (serial, double)", "cpu", cpu.median_ms);
+  }
+
+  // The harness's kernels, each call on n fresh floats of its own, its sum checked as a sum.
+  const size_t n = n_;
+  auto make_call = [&](int rep) {
+    LabCall call("the harness's sum", lab);
+    call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
+    call.output("the sum", wire::ElemType::F32, 1);
+    call.scalar(int64_t(n));
+    return call;
+  };
+  auto verify = [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {
+    const SumReference exact = sum_reference(n, fill_of(rep));
+    const CheckResult r = check_sum(exact.sum, exact.abs_sum, res.floats(1)[0], n, nullptr);
+    return r.status == Status::Pass ? "" : r.message;
+  };
+  const BaselineSession baselines(lab);
+  const StudentTiming naive = baselines.time(0, make_call, verify);
+  if (baseline_timed(naive, "the naive kernel", report))
+    add("naive interleaved, all levels (harness)", "baseline", naive.median_ms, batches_note(naive));
+  if (req.graded_rows_only) return;
+  const StudentTiming cub = baselines.time(1, make_call, verify);
+  if (baseline_timed(cub, "CUB", report)) add("CUB DeviceReduce::Sum", "vendor", cub.median_ms, batches_note(cub));
 }
 
 }  // namespace cudalab

@@ -73,9 +73,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   const LabCallResult res =
       run_explained(call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });
 
-  std::vector<double> expected(n);
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t col = 0; col < cols; ++col) expected[col * rows + r] = input[r * cols + col];
+  const std::vector<double> expected = transpose_reference(input, rows, cols);
   const std::vector<float> got = res.floats(out);
   size_t tile = T, block_rows = R;
   if (!res.launches.empty()) {

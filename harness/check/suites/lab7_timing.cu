@@ -4,7 +4,6 @@
 #include <string>
 
 #include "cudalab/lab7.h"
-#include "device_array.h"
 #include "diagnose.h"
 #include "lab_call.h"
 #include "random.h"
@@ -39,10 +38,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   if (!t.add_student(st, "your grid-stride atomic sum")) return t.report;
 
   // The comparisons every sum lab makes: one CPU core, the naive kernel, CUB.
-  const wire::Fill fill = lab7_fill(req.seed, 0);
-  DeviceArray input("the timing input", n);
-  input.fill(fill);
-  t.add_comparisons(make_input_f32(n, fill), input.get());
+  t.add_comparisons(7, req, fill_of, [&] { return make_input_f32(n, lab7_fill(req.seed, 0)); });
   return t.report;
 }
 

@@ -1,13 +1,16 @@
-#include "product_baselines.h"
-
+// Labs 5 and 9: the harness's matrix products (rungs 0-4 of lab 9's ladder) and cuBLAS SGEMM.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <stdexcept>
 #include <utility>
 
-namespace cudalab {
+#include "baselines.h"
+#include "cublas_handle.h"
+
+namespace cudalab::baselines {
 namespace {
 
 constexpr int kNaiveBlock = 16;  // 16 x 16 threads, as in the usual first CUDA matmul
@@ -160,52 +163,43 @@ __global__ void __launch_bounds__(kThreads) kernel(const float* A, const float* 
 }
 }  // namespace rung4
 
-// Whole 128 x 128 tiles of C and 8-wide slices of k (so also whole 64 x 64 tiles), and a grid
-// within gridDim.y's limit.
-bool whole_ladder_tiles(int M, int N, int K) { return M % 128 == 0 && N % 128 == 0 && K % 8 == 0 && M / 64 <= 65535; }
-
+// Lab 9's rungs 2 to 4 take whole 128 x 128 tiles of C and 8-wide slices of k (the checker's
+// product_baselines.h leaves them out for other sizes).
 template <class Kernel>
-ProductBaseline ladder_rung(std::string name, Kernel kernel, int tile, int threads) {
-  return {std::move(name),
-          [kernel, tile, threads](const float* A, const float* B, float* C, int M, int N, int K) {
-            const dim3 grid(N / tile, M / tile);
-            return time_gpu([&] { kernel<<<grid, threads>>>(A, B, C, N, K); });
-          },
-          whole_ladder_tiles};
+void ladder_rung(Kernel kernel, int tile, int threads, const float* A, const float* B, float* C, int M, int N, int K) {
+  const dim3 grid(N / tile, M / tile);
+  kernel<<<grid, threads>>>(A, B, C, N, K);
+}
+
+// C = A B with cuBLAS, row-major as column-major: C^T = B^T A^T, so B is cuBLAS's first operand.
+void cublas_sgemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  const float one = 1.0f, zero = 0.0f;
+  require_cublas(cublasSgemm(cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N),
+                 "cublasSgemm");
 }
 
 }  // namespace
 
-ProductBaseline naive_product_baseline() {
-  return {"naive: one thread per element, 16 x 16 (harness)",
-          [](const float* A, const float* B, float* C, int M, int N, int K) {
-            const dim3 block(kNaiveBlock, kNaiveBlock);
-            const dim3 grid((N + kNaiveBlock - 1) / kNaiveBlock, std::min((M + kNaiveBlock - 1) / kNaiveBlock, 65535));
-            return time_gpu([&] { naive_matmul<<<grid, block>>>(A, B, C, M, N, K); });
-          }};
+void product(int rung, const float* A, const float* B, float* C, int M, int N, int K) {
+  switch (rung) {
+    case 0: {
+      const dim3 block(kNaiveBlock, kNaiveBlock);
+      const dim3 grid((N + kNaiveBlock - 1) / kNaiveBlock, std::min((M + kNaiveBlock - 1) / kNaiveBlock, 65535));
+      naive_matmul<<<grid, block>>>(A, B, C, M, N, K);
+      return;
+    }
+    case 1: {
+      const dim3 block(kTile, kTile);
+      const dim3 grid((N + kTile - 1) / kTile, std::min((M + kTile - 1) / kTile, 65535));
+      tiled_matmul<<<grid, block>>>(A, B, C, M, N, K);
+      return;
+    }
+    case 2: return ladder_rung(rung2::kernel, rung2::BM, rung2::kThreads, A, B, C, M, N, K);
+    case 3: return ladder_rung(rung3::kernel, rung3::BM, rung3::kThreads, A, B, C, M, N, K);
+    case 4: return ladder_rung(rung4::kernel, rung4::BM, rung4::kThreads, A, B, C, M, N, K);
+    case kCublasRung: return cublas_sgemm(A, B, C, M, N, K);
+    default: throw std::runtime_error("no product baseline " + std::to_string(rung));
+  }
 }
 
-ProductBaseline tiled_product_baseline() {
-  return {"lab 5: 32 x 32 tiles in shared memory (harness)",
-          [](const float* A, const float* B, float* C, int M, int N, int K) {
-            const dim3 block(kTile, kTile);
-            const dim3 grid((N + kTile - 1) / kTile, std::min((M + kTile - 1) / kTile, 65535));
-            return time_gpu([&] { tiled_matmul<<<grid, block>>>(A, B, C, M, N, K); });
-          }};
-}
-
-ProductBaseline blocked_1d_product_baseline() {
-  return ladder_rung("rung 2: 1-D register blocking, 8 per thread (harness)", rung2::kernel, rung2::BM, rung2::kThreads);
-}
-
-ProductBaseline blocked_2d_product_baseline() {
-  return ladder_rung("rung 3: 2-D register blocking, 8 x 8 per thread (harness)", rung3::kernel, rung3::BM,
-                     rung3::kThreads);
-}
-
-ProductBaseline vectorized_product_baseline() {
-  return ladder_rung("rung 4: rung 3 with float4 loads, A transposed (harness)", rung4::kernel, rung4::BM,
-                     rung4::kThreads);
-}
-
-}  // namespace cudalab
+}  // namespace cudalab::baselines
