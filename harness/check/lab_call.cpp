@@ -351,6 +351,12 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
     wire::Frame done;
     if (!wire::receive_frame(rp.socket(), done, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
     out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    // "stopped" first when the calls ran to their stop event; the reply follows. A batch that
+    // failed on the way sends its reply alone, and the clock stops at that.
+    if (done.type == wire::MessageType::RepStopped) {
+      if (done.fd >= 0) close(done.fd);
+      if (!wire::receive_frame(rp.socket(), done, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
+    }
     if (done.fd >= 0) close(done.fd);
     if (done.type != wire::MessageType::RepDone) throw wire::ProtocolError("an unexpected message");
     wire::Reader r(done.payload);

@@ -48,6 +48,10 @@ enum class MessageType : uint32_t {
   Go = 6,
   RepDone = 7,
   Quit = 8,
+  // A timed batch's stop event has been reached: sent before the runner looks at what the calls
+  // left (errors, the launch record) and writes its reply, so that the checker's clock stops
+  // at the calls' end, not after bookkeeping that grows with the number of calls.
+  RepStopped = 9,
 };
 
 enum class ElemType : uint8_t { F32 = 0, U32 = 1, I32 = 2, U8 = 3 };
