@@ -136,6 +136,9 @@ CheckResult compare_outputs(const std::vector<double>& expected, const std::vect
     return r;
   }
   r.status = Status::Fail;
+  // Unwritten only when every wrong element still holds the poison: a stub, or a grid too small.
+  r.cause = std::count(unwritten.begin(), unwritten.end(), true) == std::ptrdiff_t(bad) ? Cause::UnwrittenOutput
+                                                                                         : Cause::WrongValues;
   r.message = with_commas(bad) + " of " + with_commas(n) + " " + layout.noun + " wrong";
   std::string pattern = describe_pattern(wrong, unwritten, layout);
   if (!pattern.empty()) r.message += ": " + pattern;
@@ -157,6 +160,7 @@ CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
     return r;
   }
   r.status = Status::Fail;
+  r.cause = is_poison(got) ? Cause::UnwrittenOutput : Cause::WrongValues;
   r.mismatches.push_back(m);
   if (is_poison(got)) {
     r.message = "the sum was never written: the result still holds the harness's NaN poison";
@@ -321,6 +325,7 @@ void add_canary_verdict(CheckResult& r, const std::string& buffer, size_t n, siz
                      "]): a thread without a bounds check?";
   if (r.status == Status::Pass) {
     r.status = Status::Fail;
+    r.cause = Cause::WrotePastEnd;
     r.message = line;
   } else {
     r.notes.push_back(line);

@@ -69,6 +69,22 @@ float LabCallResult::float_at(size_t b, size_t i) const {
   return v;
 }
 
+Cause cause_of(LabCallFailure::Kind kind) {
+  using Kind = LabCallFailure::Kind;
+  switch (kind) {
+    case Kind::CudaError: return Cause::CudaError;
+    case Kind::ContextLost: return Cause::ContextLost;
+    case Kind::Exception: return Cause::Exception;
+    case Kind::Crashed: return Cause::Crash;
+    case Kind::TimedOut: return Cause::TimeLimit;
+    case Kind::Garbage: return Cause::RunnerLost;
+    case Kind::NoKernel: return Cause::NoKernel;
+    case Kind::Refused: return Cause::RequestRefused;
+    case Kind::OutOfMemory: return Cause::OutOfMemory;
+  }
+  return Cause::CheckerError;
+}
+
 size_t LabCall::add(wire::BufferSpec spec, const void* data) {
   spec.guard_salt = next_guard_salt();
   request_.buffers.push_back(spec);

@@ -39,6 +39,9 @@ struct LabCallFailure : std::runtime_error {
       : std::runtime_error(message), kind(k), notes(std::move(n)), runner_words(std::move(w)) {}
 };
 
+// The report's cause for a failed call (suite.h): what the kind of failure means as data.
+Cause cause_of(LabCallFailure::Kind kind);
+
 struct GuardState {
   size_t overwritten = 0;  // guard words that changed
   size_t first = 0;        // index, counted from the buffer's start, of the first changed one

@@ -88,13 +88,16 @@ std::vector<CheckCase> select_cases(const LabSuite& suite, const Options& opt) {
 // block never reach (inside an `if` not all of them enter, after a `return`); a GPU hangs or
 // goes on silently. A check of its own, so that a rubric can give it points.
 CheckCase barriers_case() {
-  return CheckCase{"barriers", "every thread of a block reaches the same __syncthreads()", Shape{}, false};
+  CheckCase c{"barriers", "every thread of a block reaches the same __syncthreads()", Shape{}, false};
+  c.judged_by_emulator = true;  // a GPU lets exited threads pass a barrier: only the emulator sees them all
+  return c;
 }
 
 CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden) {
   CheckResult r;
   if (!cpu_backend()) {
     r.status = Status::Skipped;
+    r.cause = Cause::NeedsEmulator;
     r.message = "judged on the CPU backend; on a GPU, make labN CHECK=synccheck finds barrier divergence";
     return r;
   }
@@ -103,6 +106,7 @@ CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::v
   // A run in which nothing passed (a stub) has shown no barrier worth judging.
   if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) { return o.result.status == Status::Pass; })) {
     r.status = Status::NotRun;
+    r.cause = Cause::NotJudged;
     r.message = "not judged: no check passed, so no barrier of yours was seen at work";
     return r;
   }
@@ -123,6 +127,7 @@ CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::v
     r.message = "every thread reached every __syncthreads() of its block, in every check";
   } else {
     r.status = Status::Fail;
+    r.cause = Cause::BarrierDivergence;
     r.message = "barrier divergence: some threads of a block skipped a __syncthreads() the others waited at. A GPU "
                 "does not define what happens then (a hang, or wrong results); move the barrier out of the if";
   }
@@ -149,6 +154,7 @@ CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t 
     if (suite.judge_unemulated)
       if (std::optional<CheckResult> judged = suite.judge_unemulated(c)) return *judged;
     r.status = Status::Skipped;
+    r.cause = Cause::TooLarge;
     r.message = "skipped: too large to emulate on the CPU; runs on a GPU";
     return r;
   }
@@ -164,6 +170,7 @@ CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t 
   } catch (const LabCallFailure& f) {
     r = CheckResult{};
     r.status = Status::Error;
+    r.cause = cause_of(f.kind);
     r.message = f.what();
     r.notes = f.notes;
     if (f.kind == LabCallFailure::Kind::ContextLost) {
@@ -173,6 +180,7 @@ CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t 
   } catch (const std::exception& e) {
     r = CheckResult{};
     r.status = Status::Error;
+    r.cause = Cause::CheckerError;
     r.message = e.what();
   }
   uint64_t total = 0;
@@ -207,6 +215,7 @@ void fail_on_race(const std::string& check_id, CheckResult& r) {
   r.notes.erase(it);
   if (r.status == Status::Fail) r.notes.insert(r.notes.begin(), "what it did to the result: " + r.message);
   r.status = Status::Fail;
+  r.cause = Cause::Race;
   // Said in full once; later checks name the lines only ("a data race on shared memory: a write
   // at X and an atomic update at Y"), whichever threads met there.
   const std::string lines = race.substr(0, race.find(" touch the same memory"));
@@ -228,6 +237,9 @@ CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bo
   take_last_runner_words();  // an earlier check's
   CheckResult r = run_one_untimed(suite, c, seed, context_lost);
   fail_on_race(c.id, r);
+  // A suite's own wording of a failure (a histogram's counts, a sum's value) is about values.
+  if (r.status == Status::Fail && r.cause == Cause::None) r.cause = Cause::WrongValues;
+  if (r.status == Status::Pass) r.cause = Cause::None;
   r.runner_words = take_last_runner_words();
   if (!runner_words_allowed()) r.runner_words.clear();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -313,12 +325,10 @@ std::string default_runner_path(const std::string& checker) {
   return dir + name + "-runner";
 }
 
-}  // namespace
-
-int run_lab(int argc, char** argv) {
-  const LabSuite& suite = lab_suite();
-  Options opt;
-  std::vector<CheckCase> cases;
+// The command line, checked: the options, the cases to run, and whether to stop at once (an exit
+// status: usage, --help or --list) instead of running them.
+std::optional<int> parse_command_line(const LabSuite& suite, int argc, char** argv, Options& opt,
+                                      std::vector<CheckCase>& cases) {
   try {
     opt = parse_options(argc, argv);
     if (opt.help) {
@@ -346,9 +356,6 @@ int run_lab(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", argv[0], e.message.c_str());
     return kUsage;
   }
-  // With a hidden check in the run, the runner's own words stay out of the report entirely.
-  const bool hidden_run = !opt.hidden_checks.empty();
-  set_runner_words_allowed(!hidden_run);
   if (opt.list) {
     std::vector<CheckCase> all = suite.cases;
     all.push_back(barriers_case());
@@ -359,18 +366,16 @@ int run_lab(int argc, char** argv) {
       std::printf("\n%s\n", skipped_here_note(n).c_str());
     return kAllPassed;
   }
+  return std::nullopt;
+}
 
-  RunRecord rec;
-  rec.lab = suite.number;
-  rec.title = suite.title;
-  rec.backend = cpu_backend() ? "cpu" : "cuda";
-  rec.program = argv[0];
-  rec.seed = opt.seed ? *opt.seed : fresh_seed();
-
-  // The kernel runner: the lab file's own process (harness/run). Its first words say where
-  // kernels run; a runner that does not start is every check's error.
+// The kernel runner (the lab file's own process, harness/run), configured and asked to introduce
+// itself: its first words say where kernels run. Returns why it could not start ("" when it did);
+// a runner that does not start is every check's error.
+std::string start_runner(const LabSuite& suite, const Options& opt, const char* program, RunRecord& rec) {
+  const bool hidden_run = !opt.hidden_checks.empty();
   RunnerConfig runner_cfg;
-  runner_cfg.program = opt.runner.empty() ? default_runner_path(argv[0]) : opt.runner;
+  runner_cfg.program = opt.runner.empty() ? default_runner_path(program) : opt.runner;
   runner_cfg.wrap = opt.runner_wrap;
   runner_cfg.timeout_seconds = opt.check_timeout;
   runner_cfg.schedule = opt.schedule;  // travels in each request: nothing in the runner's environment decides it
@@ -380,7 +385,6 @@ int run_lab(int argc, char** argv) {
     for (auto& e : sanitizer_log_env(opt.sanitizer_log)) runner_cfg.extra_env.push_back(e);
   }
   runner_configure(runner_cfg, suite.number);
-  std::string runner_problem;
   try {
     const wire::Hello& hello = runner().hello();
     // The lab file: the caller's word when it gives one; else the runner's, but not with hidden
@@ -397,11 +401,134 @@ int run_lab(int argc, char** argv) {
     if (!rec.device.usable)
       rec.device.problem = hidden_run ? std::string("the kernel runner found no usable GPU")
                                       : cut_runner_words(rec.device.problem);
+    return "";
   } catch (const std::exception& e) {
-    runner_problem = e.what();
     rec.device.usable = false;
-    rec.device.problem = runner_problem;
+    rec.device.problem = e.what();
+    return e.what();
   }
+}
+
+// Every case, not run: there is no usable GPU, or no runner.
+void record_not_run(const std::vector<CheckCase>& cases, const std::string& runner_problem, RunRecord& rec,
+                    TerminalReport& out) {
+  out.line("  " + rec.device.problem);
+  out.line("");
+  for (const auto& c : cases) {
+    CheckResult r;
+    r.status = Status::NotRun;
+    r.cause = Cause::NoRunner;
+    r.message = "not run: " + (runner_problem.empty() ? std::string("no usable GPU") : runner_problem);
+    rec.checks.push_back({c, r});
+  }
+}
+
+// An error that repeats an earlier check's word for word (a kernel that faults at every size)
+// points back to the first instead of saying it all again.
+void point_back_to_same_error(const std::string& check_id, CheckResult& r, std::string& last_error,
+                              std::string& last_error_check) {
+  if (r.status == Status::Error && r.message == last_error) {
+    r.message = "the same error as check " + last_error_check;
+    r.notes.clear();
+    r.runner_words.clear();
+  } else if (r.status == Status::Error) {
+    last_error = r.message;
+    last_error_check = check_id;
+  } else {
+    last_error.clear();
+  }
+}
+
+// The cases in run order (hidden checks last), each recorded and printed as it finishes; the
+// record keeps the suite's order. Returns whether a check lost the GPU context.
+bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<CheckCase>& cases, RunRecord& rec,
+               TerminalReport& out) {
+  bool context_lost = false;
+  std::string last_error, last_error_check;  // one message per cause (below)
+  // Fail fast, for a student at a terminal: once a check has failed, the expensive ones are
+  // left out (--all runs them). Anything reading a pipe or a file (the grader, the tests)
+  // gets every check.
+  const bool fail_fast = !opt.all && isatty(STDOUT_FILENO);
+  const bool race_run = rec.tool.find("(CHECK=race)") != std::string::npos;
+  size_t left_out = 0;
+  if (const size_t n = count_skipped_here(cases)) {
+    out.line("  " + skipped_here_note(n));
+    out.line("");
+  }
+  std::vector<std::optional<CheckOutcome>> in_place(cases.size());
+  for (size_t index : run_order(cases, opt.hidden_checks)) {
+    const CheckCase& c = cases[index];
+    CheckResult r;
+    bool shown = true;
+    // (A check the CPU backend skips anyway is not "left out": --all would not run it.)
+    if (fail_fast && expensive(c) && !skipped_here(c) &&
+        rec.count(Status::Fail) + rec.count(Status::Error) + rec.count(Status::NotRun) > 0) {
+      r.status = Status::Skipped;
+      r.cause = Cause::LeftOut;
+      r.message = "left out: the smaller checks fail; --all runs them";
+      ++left_out;
+      shown = false;
+    } else if (race_run && slow_under_race_detector(c) && !c.large && !opt.all && opt.only.empty() && !opt.size) {
+      // Under CHECK=race every access goes through the detector (5 to 8 times slower, 8 bytes of
+      // shadow per byte touched): the large sizes, whose races the smaller ones show too, wait
+      // for a plain run unless asked for.
+      r.status = Status::Skipped;
+      r.cause = Cause::LeftOut;
+      r.message = "left out under CHECK=race: the race detector makes this size slow (make lab" +
+                  std::to_string(suite.number) + " runs it; ARGS=--all runs it here)";
+    } else {
+      r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks) : run_one(suite, c, rec.seed, context_lost);
+      point_back_to_same_error(c.id, r, last_error, last_error_check);
+      // The sanitizer's reports are files the runner's process wrote: its words.
+      if (!opt.sanitizer_log.empty() && runner_words_allowed()) add_sanitizer_findings(opt.sanitizer_log, c.id, r);
+    }
+    rec.checks.push_back({c, r});
+    in_place[index] = rec.checks.back();
+    if (shown) out.check(rec.checks.back());
+  }
+  rec.checks.clear();
+  for (auto& o : in_place)
+    if (o) rec.checks.push_back(std::move(*o));
+  if (left_out)
+    out.line("  " + std::to_string(left_out) + (left_out == 1 ? " larger check" : " larger checks") +
+             " left out: the smaller checks fail (ARGS=--all runs them)");
+  return context_lost;
+}
+
+// The JSON report, to --json and to the grader's verdict channel; then the exit status.
+int report_and_exit_status(const Options& opt, const RunRecord& rec, const std::string& runner_problem,
+                           bool context_lost) {
+  std::string json = to_json(rec);
+  if (!opt.json_path.empty()) {
+    std::ofstream f(opt.json_path);
+    if (!(f << json << "\n")) std::fprintf(stderr, "could not write the JSON report to %s\n", opt.json_path.c_str());
+  }
+  report_channel_send(json);
+  if (!rec.device.usable) return runner_problem.empty() ? kNoDevice : kCheckFailed;
+  if (context_lost) return kContextLost;
+  if (rec.timing.status == "wrong_answer") return kCheckFailed;
+  return rec.count(Status::Pass) + rec.count(Status::Skipped) == rec.checks.size() ? kAllPassed : kCheckFailed;
+}
+
+}  // namespace
+
+// The run in named phases: the command line, the runner, the checks, the timing, the report.
+int run_lab(int argc, char** argv) {
+  const LabSuite& suite = lab_suite();
+  Options opt;
+  std::vector<CheckCase> cases;
+  if (auto status = parse_command_line(suite, argc, argv, opt, cases)) return *status;
+  // With a hidden check in the run, the runner's own words stay out of the report entirely.
+  const bool hidden_run = !opt.hidden_checks.empty();
+  set_runner_words_allowed(!hidden_run);
+
+  RunRecord rec;
+  rec.lab = suite.number;
+  rec.title = suite.title;
+  rec.backend = cpu_backend() ? "cpu" : "cuda";
+  rec.program = argv[0];
+  rec.seed = opt.seed ? *opt.seed : fresh_seed();
+  const std::string runner_problem = start_runner(suite, opt, argv[0], rec);
 
   size_t id_width = 10, size_width = 10;
   for (const auto& c : cases) {
@@ -410,84 +537,11 @@ int run_lab(int argc, char** argv) {
   }
   TerminalReport out(stdout, id_width, size_width);
   out.header(rec);
-
   bool context_lost = false;
-  if (!rec.device.usable) {
-    out.line("  " + rec.device.problem);
-    out.line("");
-    for (const auto& c : cases) {
-      CheckResult r;
-      r.status = Status::NotRun;
-      r.message = "not run: " + (runner_problem.empty() ? std::string("no usable GPU") : runner_problem);
-      rec.checks.push_back({c, r});
-    }
-  } else {
-    std::string last_error, last_error_check;  // one message per cause (below)
-    // Fail fast, for a student at a terminal: once a check has failed, the expensive ones are
-    // left out (--all runs them). Anything reading a pipe or a file (the grader, the tests)
-    // gets every check.
-    const bool fail_fast = !opt.all && isatty(STDOUT_FILENO);
-    const bool race_run = rec.tool.find("(CHECK=race)") != std::string::npos;
-    size_t left_out = 0;
-    if (const size_t n = count_skipped_here(cases)) {
-      out.line("  " + skipped_here_note(n));
-      out.line("");
-    }
-    // In run order (hidden checks last); the report keeps the suite's order.
-    std::vector<std::optional<CheckOutcome>> in_place(cases.size());
-    for (size_t index : run_order(cases, opt.hidden_checks)) {
-      const CheckCase& c = cases[index];
-      // (A check the CPU backend skips anyway is not "left out": --all would not run it.)
-      if (fail_fast && expensive(c) && !skipped_here(c) &&
-          rec.count(Status::Fail) + rec.count(Status::Error) + rec.count(Status::NotRun) > 0) {
-        CheckResult r;
-        r.status = Status::Skipped;
-        r.message = "left out: the smaller checks fail; --all runs them";
-        rec.checks.push_back({c, r});
-        in_place[index] = rec.checks.back();
-        ++left_out;
-        continue;
-      }
-      // Under CHECK=race every access goes through the detector (5 to 8 times slower, 8 bytes of
-      // shadow per byte touched): the large sizes, whose races the smaller ones show too, wait
-      // for a plain run unless asked for.
-      if (race_run && slow_under_race_detector(c) && !c.large && !opt.all && opt.only.empty() && !opt.size) {
-        CheckResult r;
-        r.status = Status::Skipped;
-        r.message = "left out under CHECK=race: the race detector makes this size slow (make lab" +
-                    std::to_string(suite.number) + " runs it; ARGS=--all runs it here)";
-        rec.checks.push_back({c, r});
-        in_place[index] = rec.checks.back();
-        out.check(rec.checks.back());
-        continue;
-      }
-      CheckResult r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks)
-                                         : run_one(suite, c, rec.seed, context_lost);
-      // An error that repeats an earlier check's word for word (a kernel that faults at every
-      // size) points back to the first instead of saying it all again.
-      if (r.status == Status::Error && r.message == last_error) {
-        r.message = "the same error as check " + last_error_check;
-        r.notes.clear();
-        r.runner_words.clear();
-      } else if (r.status == Status::Error) {
-        last_error = r.message;
-        last_error_check = c.id;
-      } else {
-        last_error.clear();
-      }
-      // The sanitizer's reports are files the runner's process wrote: its words.
-      if (!opt.sanitizer_log.empty() && runner_words_allowed()) add_sanitizer_findings(opt.sanitizer_log, c.id, r);
-      rec.checks.push_back({c, r});
-      in_place[index] = rec.checks.back();
-      out.check(rec.checks.back());
-    }
-    rec.checks.clear();
-    for (auto& o : in_place)
-      if (o) rec.checks.push_back(std::move(*o));
-    if (left_out)
-      out.line("  " + std::to_string(left_out) + (left_out == 1 ? " larger check" : " larger checks") +
-               " left out: the smaller checks fail (ARGS=--all runs them)");
-  }
+  if (!rec.device.usable)
+    record_not_run(cases, runner_problem, rec, out);
+  else
+    context_lost = run_cases(suite, opt, cases, rec, out);
   out.summary(rec);
   const auto timing_start = std::chrono::steady_clock::now();
   // A runner that served hidden checks does not time: a fresh one has seen none of their inputs.
@@ -496,18 +550,7 @@ int run_lab(int argc, char** argv) {
   rec.timing.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_start).count();
   out.timing(rec.timing);
   runner_finish();
-
-  std::string json = to_json(rec);
-  if (!opt.json_path.empty()) {
-    std::ofstream f(opt.json_path);
-    if (!(f << json << "\n")) std::fprintf(stderr, "could not write the JSON report to %s\n", opt.json_path.c_str());
-  }
-  report_channel_send(json);
-
-  if (!rec.device.usable) return runner_problem.empty() ? kNoDevice : kCheckFailed;
-  if (context_lost) return kContextLost;
-  if (rec.timing.status == "wrong_answer") return kCheckFailed;
-  return rec.count(Status::Pass) + rec.count(Status::Skipped) == rec.checks.size() ? kAllPassed : kCheckFailed;
+  return report_and_exit_status(opt, rec, runner_problem, context_lost);
 }
 
 }  // namespace cudalab

@@ -36,6 +36,11 @@ struct RunRecord {
   }
 };
 
+// The JSON report's schema version (its "cudalab" field; docs/architecture.md). Bumped whenever
+// a field a program reads changes meaning or goes away: readers refuse other versions.
+// 2: each check's "cause" and "judged_by".
+constexpr int kReportSchema = 2;
+
 std::string to_json(const RunRecord& record);
 
 }  // namespace cudalab

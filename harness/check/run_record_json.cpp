@@ -41,7 +41,11 @@ static void write_check(JsonWriter& j, const CheckOutcome& o) {
   j.key("dims").begin_array();
   for (size_t d : o.check.shape.dims) j.value(d);
   j.end_array();
-  j.field("status", status_name(r.status)).field("message", r.message);
+  // What a program reads: the status, its cause, and who can judge the check (the message is
+  // for people and may be reworded).
+  j.field("status", status_name(r.status)).field("cause", cause_name(r.cause));
+  j.field("judged_by", o.check.judged_by_emulator ? "emulator" : "checker");
+  j.field("message", r.message);
   j.key("notes").begin_array();
   for (const auto& n : r.notes) j.value(n);
   for (const auto& n : r.sanitizer) j.value(n);
@@ -89,7 +93,7 @@ static void write_timing(JsonWriter& j, const TimingReport& t) {
 std::string to_json(const RunRecord& rec) {
   JsonWriter j;
   j.begin_object()
-      .field("cudalab", 1)
+      .field("cudalab", kReportSchema)
       .field("lab", rec.lab)
       .field("title", rec.title)
       .field("backend", rec.backend)

@@ -88,6 +88,7 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
                           : passed ? "right when the threads run in one order, wrong in reverse"
                                    : "wrong when the threads run in one order, right in reverse";
   r.status = Status::Fail;
+  r.cause = Cause::Race;
   r.message = "a race: " + how + " (" + symptom + ")";
   std::vector<std::string> notes;
   if (first_race_check.empty()) {

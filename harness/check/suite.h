@@ -22,6 +22,33 @@ struct Shape {
 enum class Status { Pass, Fail, Error, NotRun, Skipped };
 const char* status_name(Status s);  // "pass", "fail", "error", "not_run", "skipped"
 
+// Why a check did not pass, as data (the report's "cause"): a program acts on this, never on
+// the message, which is for people and may be reworded at any time (docs/architecture.md).
+enum class Cause {
+  None,               // it passed
+  WrongValues,        // outputs written, some wrong
+  UnwrittenOutput,    // every wrong output element still holds the harness's poison
+  WrotePastEnd,       // the guard words after an output changed
+  Race,               // the verdict changed with the order of threads and blocks (CPU backend)
+  BarrierDivergence,  // some threads of a block skipped a __syncthreads() the others reached
+  Crash,              // the runner died (a signal, or it could not start)
+  TimeLimit,          // the call did not finish within --check-timeout
+  RunnerLost,         // the runner broke off the protocol (garbage, or it closed the socket)
+  CudaError,          // a CUDA error the lab's code met; the context survived
+  ContextLost,        // a CUDA error that broke the context: the next check gets a fresh runner
+  Exception,          // the lab's code threw
+  NoKernel,           // no kernel ran, or the work was done on the host
+  RequestRefused,     // the runner or the checker could not set the call up
+  OutOfMemory,        // the runner could not allocate the call's buffers
+  CheckerError,       // the checker's own trouble during the check
+  TooLarge,           // skipped: too large for the CPU backend
+  LeftOut,            // skipped: fail fast, the smaller checks fail
+  NeedsEmulator,      // skipped: only the CPU backend's emulator can judge it
+  NotJudged,          // not run: nothing that passed for it to judge
+  NoRunner,           // not run: no usable GPU, or no runner
+};
+const char* cause_name(Cause c);  // "none", "wrong_values", "unwritten_output", ...
+
 struct Mismatch {
   size_t index = 0;       // flat index into the output
   std::string where;      // "[1023]" or "(row 31, col 999)"
@@ -33,6 +60,7 @@ struct Mismatch {
 
 struct CheckResult {
   Status status = Status::NotRun;
+  Cause cause = Cause::None;        // why it did not pass (None when it did)
   std::string message;              // one line a student can act on
   std::vector<std::string> notes;   // further lines: patterns, hints
   // CHECK=race / CHECK=asan on the CPU backend: the sanitizer's findings during this check,
@@ -55,6 +83,10 @@ struct CheckCase {
   std::string title;  // what the case is for, e.g. "blockDim + 1: one element in a second block"
   Shape shape;
   bool large = false; // too large for the CPU backend's time budget
+  // Its verdict is made from what the CPU backend's emulator saw the threads do (every barrier
+  // every thread reached): a GPU cannot judge it, so a GPU grader takes it from an emulator
+  // run of the same file (the report's "judged_by": "emulator").
+  bool judged_by_emulator = false;
 };
 
 struct TimingRequest {

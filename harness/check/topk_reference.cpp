@@ -152,6 +152,7 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
                                         std::to_string(expected[p].index)});
   }
   const std::string of_k = " of " + std::to_string(k) + (k == 1 ? " place wrong: " : " places wrong: ");
+  r.cause = unwritten == wrong.size() ? Cause::UnwrittenOutput : Cause::WrongValues;  // every wrong place unwritten
   if (unwritten == k) {
     r.message = "d_top_values and d_top_indices were never written: they still hold the harness's poison";
     r.notes.push_back("the level that runs as a single block writes them: is every TODO done?");

@@ -33,6 +33,7 @@ TEST_CASE("a run record becomes the documented JSON report") {
   pass.result.status = Status::Pass;
   CheckOutcome fail{{"big", "n = 2^20", Shape{{1 << 20}}}, {}};
   fail.result.status = Status::Fail;
+  fail.result.cause = Cause::WrongValues;
   fail.result.message = "sum is 5";
   fail.result.mismatches.push_back({0, "sum", 6, 5, ""});
   rec.checks = {pass, fail};
@@ -40,12 +41,15 @@ TEST_CASE("a run record becomes the documented JSON report") {
   rec.timing.rows.push_back({"your kernel", "student", 0.5, 2000, "GB/s", 0.66, ""});
 
   auto j = nlohmann::json::parse(to_json(rec));
-  CHECK(j["cudalab"] == 1);
+  CHECK(j["cudalab"] == 2);
   CHECK(j["lab"] == 3);
   CHECK(j["seed"] == 12345);
   CHECK(j["device"]["compute_capability"] == "9.0");
   CHECK(j["checks"].size() == 2);
   CHECK(j["checks"][1]["status"] == "fail");
+  CHECK(j["checks"][0]["cause"] == "none");
+  CHECK(j["checks"][1]["cause"] == "wrong_values");
+  CHECK(j["checks"][1]["judged_by"] == "checker");
   CHECK(j["checks"][1]["size"] == "1,048,576");
   CHECK(j["checks"][1]["dims"] == nlohmann::json::array({1048576}));
   CHECK(j["checks"][1]["mismatches"][0]["got"] == 5);

@@ -143,6 +143,7 @@ CheckResult compare_histogram(const ByteHistogram& expected, const std::vector<u
   for (size_t b = 0; b < 256 && r.mismatches.size() < 5; ++b)
     if (got[b] != uint32_t(expected[b])) r.mismatches.push_back(Mismatch{b, bin_text(b), double(expected[b]), double(got[b]), "", true});
 
+  r.cause = poison == 256 ? Cause::UnwrittenOutput : Cause::WrongValues;
   if (partial_clear && explain_partial_clear(r, expected, got)) {
     // (said there: the bins that kept the poison)
   } else if (poison == 256) {
