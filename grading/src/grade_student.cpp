@@ -8,7 +8,10 @@
 #include <mutex>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "cgroup.h"
+#include "emulator_verdicts.h"
 #include "lab_report.h"
 #include "source_text.h"
 #include "static_rules.h"
@@ -52,6 +55,7 @@ std::vector<std::string> base_env(const GradingContext& ctx, const fs::path& hom
   std::vector<std::string> env = {"PATH=" + path, "HOME=" + home.string(), "TMPDIR=" + home.string(), "LANG=C.UTF-8",
                                   "LC_ALL=C.UTF-8"};
   if (!ctx.ld_library_path.empty()) env.push_back("LD_LIBRARY_PATH=" + ctx.ld_library_path);
+  env.insert(env.end(), ctx.build_env.begin(), ctx.build_env.end());
   return env;
 }
 
@@ -122,6 +126,8 @@ void fill_unrun_checks(const GradingContext& ctx, StudentResult& r, const std::s
     c.id = ref.id;
     c.title = ref.title;
     c.status = ref.status == "skipped" ? "skipped" : "not_run";
+    c.cause = ref.status == "skipped" ? ref.cause : "no_runner";
+    c.judged_by = ref.judged_by;
     c.message = ref.status == "skipped" ? ref.message : why;
     r.checks.push_back(c);
   }
@@ -147,19 +153,6 @@ std::string explain_no_report(const GradingContext& ctx, const LabRun& run) {
            "reach?";
   if (!run.raw.started) return "the checker could not start (" + run.raw.start_error + "); tell your instructor";
   return "the checker " + run.raw.describe() + " without a report (" + run.problem + "); tell your instructor";
-}
-
-// A check whose runner had to be replaced after it (a crash, a hang, a lost CUDA context):
-// the checker's own words say so.
-bool needed_fresh_runner(const CheckOutcome& c) {
-  if (c.status != "error") return false;
-  for (const char* w : {"did not finish within", "crashed", "broke off the conversation", "breaks the GPU context",
-                        "fresh process"}) {
-    if (c.message.find(w) != std::string::npos) return true;
-    for (const auto& d : c.details)
-      if (d.find(w) != std::string::npos) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -195,10 +188,11 @@ std::string submission_key(const Submission& s, const std::string& backend) {
   return sha256_hex(bytes ? *bytes : "unreadable: " + why) + ":" + backend;
 }
 
-std::string run_trusted_make(const GradingContext& ctx, const std::vector<std::string>& targets, std::string* output) {
+std::string run_trusted_make(const GradingContext& ctx, const std::vector<std::string>& targets, std::string* output,
+                             const std::string& backend) {
   RunSpec spec;
-  spec.argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "BACKEND=" + ctx.backend,
-               "LAB=" + std::to_string(ctx.lab)};
+  spec.argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(),
+               "BACKEND=" + (backend.empty() ? ctx.backend : backend), "LAB=" + std::to_string(ctx.lab)};
   spec.argv.insert(spec.argv.end(), targets.begin(), targets.end());
   spec.env = base_env(ctx, fs::temp_directory_path(), ctx.path_env);
   spec.cwd = ctx.repo;
@@ -211,89 +205,105 @@ std::string run_trusted_make(const GradingContext& ctx, const std::vector<std::s
   return r.describe() + "\n" + r.output_with_note();
 }
 
-Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
-  const auto t0 = std::chrono::steady_clock::now();
-  StudentResult r = start_result(ctx, s);
-  if (!s.file) return stop(ctx, r, kNoSubmission, s.problem);
+namespace {
 
+// One command of a student's build, in their jail: their uid, their folder, the course's build
+// files read-only, nothing of the reference.
+RunResult run_in_build_jail(const GradingContext& ctx, unsigned index, const fs::path& dir, std::vector<std::string> argv,
+                            double timeout, size_t keep) {
+  RunSpec spec;
+  spec.argv = std::move(argv);
+  spec.env = base_env(ctx, dir / "bin", ctx.path_env);
+  spec.cwd = ctx.repo;
+  spec.limits = build_limits(ctx);
+  spec.limits.wall_seconds = timeout;
+  spec.limits.output_keep_bytes = keep;
+  if (ctx.jailed) {
+    JailSpec j = student_jail(ctx, index);
+    j.ro_bind = ctx.build_view;
+    j.ro_bind.push_back((dir / "src").string());
+    j.bind = {(dir / "bin").string()};
+    j.hide = ctx.build_hide;
+    spec.jail = j;
+    spec.jail_program = ctx.jail_program;
+  }
+  return run_sandboxed(spec);
+}
+
+// The course's side first, in the student's jail: every prerequisite of a build for `backend` is
+// built and in view (mk/grading.mk). A build that had to make one could only fail, and blame the
+// file. Nothing of the student's is involved yet, so the answer is the grader's to act on.
+void require_harness_ready(const GradingContext& ctx, unsigned index, const fs::path& dir, const std::string& backend) {
+  RunResult ready = run_in_build_jail(ctx, index, dir,
+                                      {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "grading-runner-check",
+                                       "LAB=" + std::to_string(ctx.lab), "BACKEND=" + backend, nvcc_setting(ctx)},
+                                      ctx.build_timeout, 16 << 10);
+  if (!ready.started) throw std::runtime_error("a student's build jail could not start: " + ready.start_error);
+  if (ready.timed_out || ready.exit_code != 0 || ready.term_signal != 0)
+    throw std::runtime_error("the course's harness is not ready for a student's build (grader setup, not the student's file; " +
+                             ready.describe() + "):\n" + ready.output_with_note());
+}
+
+// `make lab-runner` of the student's file for `backend`, into `out`.
+std::vector<std::string> lab_runner_make(const GradingContext& ctx, const fs::path& src, const fs::path& out,
+                                         const std::string& backend) {
+  return {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-runner", "LAB=" + std::to_string(ctx.lab),
+          "SRC=" + src.string(), "OUT=" + out.string(), "BACKEND=" + backend, nvcc_setting(ctx)};
+}
+
+// The file read, decoded and held to the source rules: its text, or the result that stops here.
+std::optional<Built> read_and_judge_source(const GradingContext& ctx, const Submission& s, StudentResult& r,
+                                           std::string& text) {
   std::string why;
   auto bytes = read_submitted_file(*s.file, 2u << 20, &why);
   if (!bytes) return stop(ctx, r, kUnreadable, "We could not read your file: " + why + ".");
   SourceText src = normalize_source(*bytes, 2u << 20);
   for (const auto& n : src.notes) r.notes.push_back(n);
   if (!src.ok) return stop(ctx, r, kUnreadable, src.problem);
-
   auto rejections = check_source(src.text, ctx.rubric.forbid);
   if (!rejections.empty()) return stop(ctx, r, kRejected, rejections.front().reason, rejections.front().rule);
+  text = std::move(src.text);
+  return std::nullopt;
+}
 
-  // A fresh folder per student: nothing of an earlier attempt or another student is reused.
-  // The source and the folder are the grader's; only bin/ is the student's to write.
-  const fs::path dir = ctx.work / r.student;
-  const auto uid = student_uid(ctx, s.index);
+// A fresh folder per student: nothing of an earlier attempt or another student is reused. The
+// source and the folder are the grader's; only bin/ is the student's to write. Returns the source.
+fs::path lay_out_folder(const GradingContext& ctx, const Submission& s, const fs::path& dir, const std::string& text) {
   fresh_dir(dir, std::nullopt, 0711);
   fresh_dir(dir / "src", std::nullopt, 0755);
-  fresh_dir(dir / "bin", uid, 0700);
+  fresh_dir(dir / "bin", student_uid(ctx, s.index), 0700);
   const fs::path src_file = dir / "src" / ctx.lab_file_name;
-  write_file_atomic(src_file, src.text);
+  write_file_atomic(src_file, text);
   ::chmod(src_file.c_str(), 0644);
-  const fs::path runner = dir / "bin" / "lab";  // their kernel runner
+  return src_file;
+}
 
-  // Every command of the build runs in the student's jail: their uid, their folder, the
-  // course's build files read-only, nothing of the reference.
-  auto in_build_jail = [&](std::vector<std::string> argv, double timeout, size_t keep) {
-    RunSpec spec;
-    spec.argv = std::move(argv);
-    spec.env = base_env(ctx, dir / "bin", ctx.path_env);
-    spec.cwd = ctx.repo;
-    spec.limits = build_limits(ctx);
-    spec.limits.wall_seconds = timeout;
-    spec.limits.output_keep_bytes = keep;
-    if (ctx.jailed) {
-      JailSpec j = student_jail(ctx, s.index);
-      j.ro_bind = ctx.build_view;
-      j.ro_bind.push_back((dir / "src").string());
-      j.bind = {(dir / "bin").string()};
-      j.hide = ctx.build_hide;
-      spec.jail = j;
-      spec.jail_program = ctx.jail_program;
-    }
-    return run_sandboxed(spec);
-  };
-
-  // The course's side first, in the same jail: every prerequisite of the build is built and in
-  // view (mk/grading.mk). A build that had to make one could only fail, and blame the file.
-  // Nothing of the student's is involved yet, so the answer is the grader's to act on.
-  std::optional<PhaseTimer> step;
-  if (!ctx.harness_proven) {
-    step.emplace(ctx.clock, "build: harness ready");
-    RunResult ready = in_build_jail({"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "grading-runner-check",
-                                     "LAB=" + std::to_string(ctx.lab), "BACKEND=" + ctx.backend, nvcc_setting(ctx)},
-                                    ctx.build_timeout, 16 << 10);
-    if (!ready.started) throw std::runtime_error("a student's build jail could not start: " + ready.start_error);
-    if (ready.timed_out || ready.exit_code != 0 || ready.term_signal != 0)
-      throw std::runtime_error("the course's harness is not ready for a student's build (grader setup, not the student's file; " +
-                               ready.describe() + "):\n" + ready.output_with_note());
-  }
-
-  // What the compiler really opens and reads: the preprocessor's own dependency list and
-  // its expanded text, judged before anything is compiled (static_rules.h).
+// What the compiler really opens and reads: the preprocessor's own dependency list and its
+// expanded text, judged before anything is compiled (static_rules.h). A file that does not
+// preprocess does not compile either: the build says why.
+std::optional<Built> judge_preprocessed(const GradingContext& ctx, unsigned index, const fs::path& dir,
+                                        const fs::path& src_file, StudentResult& r) {
   const fs::path deps = dir / "bin" / "deps.d", expanded = dir / "bin" / "expanded.ii";
-  step.emplace(ctx.clock, "build: preprocess");
-  RunResult pre = in_build_jail(preprocess_command(ctx, src_file, deps, expanded), ctx.build_timeout, 64 << 10);
-  if (pre.started && !pre.timed_out && pre.exit_code == 0) {
-    auto d = read_submitted_file(deps, 4u << 20, nullptr, uid);
-    auto e = read_submitted_file(expanded, 64u << 20, nullptr, uid);
-    if (!d || !e) return stop(ctx, r, kBuildFailed, "The preprocessor's output could not be read; tell your instructor.");
-    auto seen = check_compiler_view(*e, *d, src_file.string(), allowed_include_roots(ctx));
-    if (!seen.empty()) return stop(ctx, r, kRejected, seen.front().reason, seen.front().rule);
-  }
-  // A file that does not preprocess does not compile either: the build below says why.
+  RunResult pre = run_in_build_jail(ctx, index, dir, preprocess_command(ctx, src_file, deps, expanded), ctx.build_timeout,
+                                    64 << 10);
+  if (!pre.started || pre.timed_out || pre.exit_code != 0) return std::nullopt;
+  const auto uid = student_uid(ctx, index);
+  auto d = read_submitted_file(deps, 4u << 20, nullptr, uid);
+  auto e = read_submitted_file(expanded, 64u << 20, nullptr, uid);
+  if (!d || !e) return stop(ctx, r, kBuildFailed, "The preprocessor's output could not be read; tell your instructor.");
+  auto seen = check_compiler_view(*e, *d, src_file.string(), allowed_include_roots(ctx));
+  if (!seen.empty()) return stop(ctx, r, kRejected, seen.front().reason, seen.front().rule);
+  return std::nullopt;
+}
 
-  step.emplace(ctx.clock, "build: compile");
-  RunResult b = in_build_jail({"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-runner",
-                               "LAB=" + std::to_string(ctx.lab), "SRC=" + src_file.string(), "OUT=" + runner.string(),
-                               "BACKEND=" + ctx.backend, nvcc_setting(ctx)},
-                              ctx.build_timeout, size_t(ctx.rubric.limits.output_kb) << 10);
+// The kernel runner itself (`make lab-runner`), then its object held to the rules the source
+// rules cannot see (macros, mangled names).
+std::optional<Built> build_runner(const GradingContext& ctx, unsigned index, const fs::path& dir, const fs::path& src_file,
+                                  const fs::path& runner, StudentResult& r) {
+  std::optional<PhaseTimer> compile(std::in_place, ctx.clock, "build: compile");
+  RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, runner, ctx.backend), ctx.build_timeout,
+                                  size_t(ctx.rubric.limits.output_kb) << 10);
+  compile.reset();
   // The student sees their own file's name, not the grader's folders; what the compiler
   // printed is only shown, never acted on.
   r.build_log = clip_text(without_grader_paths(b.output_with_note(), ctx, dir), 16 << 10);
@@ -312,25 +322,63 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
                   "link_contract");
     return stop(ctx, r, kBuildFailed, "Your file does not compile. The compiler's messages are below.");
   }
-
-  // The object is checked too: what the source rules cannot see (macros, mangled names).
   const fs::path object = fs::path(runner.string() + ".o");
-  step.emplace(ctx.clock, "build: object rules");
-  if (fs::exists(object)) {
-    auto obj_rejections = check_object(in_build_jail({"nm", "-P", "-C", "-g", object.string()}, 60, 64 << 20).output,
-                                       in_build_jail({"readelf", "-SW", object.string()}, 60, 64 << 20).output,
-                                       ctx.rubric.forbid);
-    if (!obj_rejections.empty())
-      return stop(ctx, r, kRejected, obj_rejections.front().reason, obj_rejections.front().rule);
-  } else {
+  PhaseTimer step(ctx.clock, "build: object rules");
+  if (!fs::exists(object)) {
     r.notes.push_back("grader: the compiled object was not found, so only the source rules were checked");
+    return std::nullopt;
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto obj_rejections = check_object(run_in_build_jail(ctx, index, dir, {"nm", "-P", "-C", "-g", object.string()}, 60, 64 << 20).output,
+                                     run_in_build_jail(ctx, index, dir, {"readelf", "-SW", object.string()}, 60, 64 << 20).output,
+                                     ctx.rubric.forbid);
+  if (!obj_rejections.empty()) return stop(ctx, r, kRejected, obj_rejections.front().reason, obj_rejections.front().rule);
+  return std::nullopt;
+}
+
+// The same file built for the CPU backend beside the GPU runner (ctx.emulator on), in the same
+// jail: the emulator judges the checks a GPU cannot. A build that fails here (a file the CPU
+// backend cannot compile) costs nothing: those checks keep the checker's verdict, with a note.
+void build_emulator_runner(const GradingContext& ctx, unsigned index, const fs::path& dir, const fs::path& src_file,
+                           Built& built) {
+  PhaseTimer step(ctx.clock, "build: for the emulator");
+  if (!ctx.harness_proven) require_harness_ready(ctx, index, dir, "cpu");
+  const fs::path out = dir / "bin" / "lab-cpu";
+  RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, out, "cpu"), ctx.build_timeout, 16 << 10);
+  if (!b.started) throw std::runtime_error("a student's build jail could not start: " + b.start_error);
+  if (b.started && !b.timed_out && b.exit_code == 0 && b.term_signal == 0 && fs::exists(out))
+    built.emulator_runner = out;
+  else
+    built.emulator_problem = "your file did not build for the CPU backend (" + b.describe() + ")";
+}
+
+}  // namespace
+
+Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  StudentResult r = start_result(ctx, s);
+  if (!s.file) return stop(ctx, r, kNoSubmission, s.problem);
+  std::string text;
+  if (auto stopped = read_and_judge_source(ctx, s, r, text)) return *stopped;
+  const fs::path dir = ctx.work / r.student;
+  const fs::path src_file = lay_out_folder(ctx, s, dir, text);
+  const fs::path runner = dir / "bin" / "lab";  // their kernel runner
+  // Asked until the reference's build proved the harness ready in the jail (harness_proven).
+  std::optional<PhaseTimer> step;
+  if (!ctx.harness_proven) {
+    step.emplace(ctx.clock, "build: harness ready");
+    require_harness_ready(ctx, s.index, dir, ctx.backend);
+  }
+  step.emplace(ctx.clock, "build: preprocess");
+  if (auto stopped = judge_preprocessed(ctx, s.index, dir, src_file, r)) return *stopped;
+  step.reset();
+  if (auto stopped = build_runner(ctx, s.index, dir, src_file, runner, r)) return *stopped;
   Built built;
-  built.result = std::move(r);
   built.index = s.index;
   built.runner = runner;
   built.runnable = true;
+  if (ctx.emulator.enabled) build_emulator_runner(ctx, s.index, dir, src_file, built);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  built.result = std::move(r);
   return built;
 }
 
@@ -366,6 +414,12 @@ std::string without_hidden_check_ids(std::string text, const std::set<std::strin
 LabRun run_checker(const GradingContext& ctx, const fs::path& runner, const fs::path& cwd,
                    const std::vector<std::string>& args, double timeout, const std::string& gpu,
                    const std::optional<JailSpec>& runner_jail) {
+  return run_checker_program(ctx, ctx.checker, runner, cwd, args, timeout, gpu, runner_jail);
+}
+
+LabRun run_checker_program(const GradingContext& ctx, const fs::path& checker, const fs::path& runner,
+                           const fs::path& cwd, const std::vector<std::string>& args, double timeout,
+                           const std::string& gpu, const std::optional<JailSpec>& runner_jail) {
   std::optional<JailSpec> jail = runner_jail;
   fs::path report;
   if (jail) {
@@ -377,6 +431,7 @@ LabRun run_checker(const GradingContext& ctx, const fs::path& runner, const fs::
   }
   RunSpec spec;
   spec.argv = checker_argv(ctx, runner, args, jail);
+  spec.argv.front() = checker.string();
   spec.env = base_env(ctx, fs::temp_directory_path(), "/usr/local/bin:/usr/bin:/bin");
   if (ctx.backend == "cuda") spec.env.push_back("CUDA_VISIBLE_DEVICES=" + gpu);
   spec.cwd = cwd;
@@ -468,31 +523,34 @@ void time_student(const GradingContext& ctx, const Built& built, StudentResult& 
   fs::remove_all(run_dir, ec);
 }
 
-StudentResult run_and_finish(const GradingContext& ctx, const Built& built, const std::string& gpu, bool with_timing) {
-  StudentResult r = built.result;
-  if (!built.runnable) return r;
-  const auto t0 = std::chrono::steady_clock::now();
-  PhaseTimer step(ctx.clock, with_timing ? "checks and timing" : "checks");
-  r.gpu = gpu;
-  const fs::path dir = ctx.work / r.student, run_dir = dir / "run";
-  fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
-  const std::optional<JailSpec> jail = runner_jail(ctx, built, run_dir);
+namespace {
 
+// The checker's arguments for a student's checks: their seed, the per-check limit, the lab file
+// (read from here, not from the runner's word) and the hidden checks, which it runs last while
+// it keeps every word of the runner's out of its report (issue 16).
+std::vector<std::string> check_args(const GradingContext& ctx, const StudentResult& r, const fs::path& dir,
+                                    double check_timeout) {
   std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--check-timeout",
-                                   std::to_string(std::max(1, int(ctx.check_timeout + 0.5)))};
-  if (!with_timing) args.push_back("--no-timing");
-  // The checker reads the lab file from here, not from the runner's word, and with hidden checks
-  // it runs them last and keeps every word of the runner's out of its report (issue 16).
+                                   std::to_string(std::max(1, int(check_timeout + 0.5)))};
   args.insert(args.end(), {"--source", (dir / "src" / ctx.lab_file_name).string()});
   if (!ctx.rubric.hidden.empty()) {
     std::string ids;
     for (const auto& id : ctx.rubric.hidden) ids += (ids.empty() ? "" : ",") + id;
     args.insert(args.end(), {"--hidden-checks", ids});
   }
-  LabRun run = run_checker(ctx, built.runner, dir, args, ctx.run_timeout, gpu, jail);
-  // The run's output is the checker's report plus whatever the student's code printed (the
-  // runner shares the checker's stdout and stderr). Kept for the feedback only when no hidden
-  // check ran in it (either could describe a hidden check's inputs); never acted on.
+  return args;
+}
+
+// Whether the jail's report (its JSON) says the memory limit was reached: a field, not a sentence.
+bool memory_limit_reached(const std::string& isolation_report) {
+  const nlohmann::json j = nlohmann::json::parse(isolation_report, nullptr, false);
+  return j.is_object() && j.value("memory_limit_reached", false);
+}
+
+// What the run's output and limits tell the student: the output is the checker's report plus
+// whatever their code printed (the runner shares its stdout and stderr), kept only when no hidden
+// check ran (either could describe a hidden check's inputs); never acted on.
+void note_run_output(const GradingContext& ctx, const LabRun& run, const fs::path& dir, StudentResult& r) {
   r.run_log = ctx.rubric.hidden.empty() ? clip_text(without_grader_paths(run.raw.output_with_note(), ctx, dir), 32 << 10)
                                         : std::string();
   // How much it printed is the program's choice: with hidden checks in the run, the count
@@ -502,20 +560,27 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
                           ? "Your program printed " + std::to_string(run.raw.output_bytes) + " bytes; only the beginning was kept."
                           : "Your program printed more than " + std::to_string(ctx.rubric.limits.output_kb) +
                                 " KiB; only the beginning was kept.");
-  if (run.runner_isolation.find("memory limit reached") != std::string::npos)
+  if (memory_limit_reached(run.runner_isolation))
     r.notes.push_back("Your code reached the memory limit (" + std::to_string(ctx.rubric.limits.memory_mb) +
                       " MiB for all its processes together) and was stopped.");
+}
 
+// The checks of the run's report (and its timing fields into r), or, where the run left none,
+// every check in error with the reason, in `problem`. A report of another schema is the
+// instructor's trouble, never a verdict: it is thrown on, and no result is saved.
+std::vector<CheckOutcome> checks_of_run(const GradingContext& ctx, const LabRun& run, StudentResult& r,
+                                        std::string& problem) {
   std::vector<CheckOutcome> checks;
-  std::string problem;
   if (run.has_report) {
     try {
       LabReport rep = parse_lab_report(run.report_json);
-      checks = rep.checks;
       r.timing_status = rep.timing_status;
       r.timing_note = rep.timing_note;
       r.student_ms = rep.student_ms;
       r.naive_ms = rep.naive_ms;
+      return rep.checks;
+    } catch (const ReportSchemaError&) {
+      throw;
     } catch (const std::exception& e) {
       problem = std::string("the checker's report could not be read (") + e.what() + "); tell your instructor";
     }
@@ -526,61 +591,104 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
     // trouble is the grader's. No result is saved, so the next run grades this student again.
     throw std::runtime_error(explain_no_report(ctx, run) + "\n" + clip_text(run.raw.output_with_note(), 4096));
   }
-  // The checks are the checker's (the same list for everyone); a run with no report has
-  // each of them in error, with the reason.
-  if (!problem.empty()) {
-    checks.clear();
-    for (const auto& ref : ctx.reference_checks) {
-      CheckOutcome c = ref;
-      c.details.clear();
-      c.status = ref.status == "skipped" ? "skipped" : "error";
-      c.message = ref.status == "skipped" ? ref.message : "not run: " + problem;
-      checks.push_back(c);
-    }
+  // The checks are the checker's (the same list for everyone).
+  for (const auto& ref : ctx.reference_checks) {
+    CheckOutcome c = ref;
+    c.details.clear();
+    c.status = ref.status == "skipped" ? "skipped" : "error";
+    c.cause = ref.status == "skipped" ? ref.cause : run.raw.timed_out ? "time_limit" : "checker_error";
+    c.message = ref.status == "skipped" ? ref.message : "not run: " + problem;
+    checks.push_back(c);
   }
-  // "barriers" is judged over the other checks' kernels: it passes for code that launched
-  // none. It earns nothing unless some other check passed (the checker should say not_run
-  // there; see grading/README.md).
-  bool other_passed = false;
-  for (const auto& c : checks) other_passed |= c.id != "barriers" && c.status == "pass";
-  for (auto& c : checks)
-    if (c.id == "barriers" && c.status == "pass" && !other_passed) {
-      c.status = "not_run";
-      c.message = "not judged: no other check passed, so no working kernel was there to judge";
-    }
+  return checks;
+}
+
+// The emulator-judged checks' verdicts from an emulator run of the same file (ctx.emulator on).
+void add_emulator_verdicts(const GradingContext& ctx, const Built& built, const std::vector<std::string>& args,
+                           std::vector<CheckOutcome>& checks) {
+  if (!ctx.emulator.enabled || !has_emulator_checks(checks)) return;
+  if (built.emulator_runner.empty()) return keep_checker_verdicts(checks, built.emulator_problem);
+  PhaseTimer step(ctx.clock, "checks: emulator");
+  EmulatorRun emu = run_emulator(ctx, built, args);
+  if (emu.checks)
+    take_emulator_verdicts(checks, *emu.checks);
+  else
+    keep_checker_verdicts(checks, emu.problem);
+}
+
+// Messages come from the trusted checker, but the file names in them are the grader's copies:
+// the student sees their own file's name. A visible check may point back to an earlier one ("the
+// same error as check X"): a hidden check is not named there, not even by its id.
+void clean_check_words(const GradingContext& ctx, const fs::path& dir, std::vector<CheckOutcome>& checks) {
   for (auto& c : checks) {
-    c.own_process = needed_fresh_runner(c);
-    // Messages come from the trusted checker, but may quote what the runner sent (a kernel's
-    // name): no control bytes.
-    // The file names in them are the grader's copies: the student sees their own file's name.
     c.message = without_grader_paths(c.message, ctx, dir);
     for (auto& d : c.details) d = without_grader_paths(d, ctx, dir);
-    // A visible check may point back to an earlier one ("the same error as check X", "the same
-    // kind of race as check X"): a hidden check is not named there, not even by its id.
     if (!ctx.rubric.hidden.count(c.id)) {
       c.message = without_hidden_check_ids(c.message, ctx.rubric.hidden);
       for (auto& d : c.details) d = without_hidden_check_ids(d, ctx.rubric.hidden);
     }
   }
+}
 
+}  // namespace
+
+bool looks_handed_in_as_stub(const std::vector<CheckOutcome>& checks) {
+  size_t failed = 0, unwritten = 0, passed = 0;
+  for (const auto& c : checks) {
+    passed += c.status == "pass";
+    if (c.status == "fail" || c.status == "error") {
+      ++failed;
+      unwritten += c.cause == "unwritten_output";
+    }
+  }
+  return !passed && failed && unwritten == failed;
+}
+
+EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vector<std::string> args) {
+  const fs::path dir = ctx.work / built.result.student, run_dir = dir / "emulator";
+  fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
+  Built cpu = built;
+  cpu.runner = built.emulator_runner;
+  std::optional<JailSpec> jail = runner_jail(ctx, cpu, run_dir);
+  if (jail) jail->gpu = false;  // the emulator runs on the CPU: no GPU device in its jail
+  args.push_back("--no-timing");
+  const auto t0 = std::chrono::steady_clock::now();
+  LabRun run = run_checker_program(ctx, ctx.emulator.checker, cpu.runner, dir, args, ctx.run_timeout, "", jail);
+  EmulatorRun out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::error_code ec;
+  fs::remove_all(run_dir, ec);
+  if (!run.has_report) {
+    out.problem = "the CPU backend's run " + run.raw.describe() + " without a report";
+    return out;
+  }
+  out.checks = parse_lab_report(run.report_json).checks;  // a report of another schema throws: the grader's trouble
+  return out;
+}
+
+StudentResult run_and_finish(const GradingContext& ctx, const Built& built, const std::string& gpu, bool with_timing) {
+  StudentResult r = built.result;
+  if (!built.runnable) return r;
+  const auto t0 = std::chrono::steady_clock::now();
+  r.gpu = gpu;
+  const fs::path dir = ctx.work / r.student, run_dir = dir / "run";
+  fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
+  std::vector<std::string> args = check_args(ctx, r, dir, ctx.check_timeout);
+  if (!with_timing) args.push_back("--no-timing");
+  std::optional<PhaseTimer> step(std::in_place, ctx.clock, with_timing ? "checks and timing" : "checks");
+  LabRun run = run_checker(ctx, built.runner, dir, args, ctx.run_timeout, gpu, runner_jail(ctx, built, run_dir));
+  step.reset();
+  note_run_output(ctx, run, dir, r);
+  std::string problem;
+  std::vector<CheckOutcome> checks = checks_of_run(ctx, run, r, problem);
+  if (problem.empty()) add_emulator_verdicts(ctx, built, check_args(ctx, r, dir, ctx.emulator.check_timeout), checks);
+  clean_check_words(ctx, dir, checks);
   r.checks = checks;
   r.verdict = kGraded;
   r.reason = problem;
-  // A stub handed in as it is: nothing passed and every failure is an output never written.
-  // The gradebook says so, instead of looking like any wrong answer.
-  if (problem.empty()) {
-    size_t failed = 0, unwritten = 0, passed = 0;
-    for (const auto& c : checks) {
-      if (c.id == "barriers") continue;
-      passed += c.status == "pass";
-      if (c.status == "fail" || c.status == "error") {
-        ++failed;
-        unwritten += c.message.find("never written") != std::string::npos;
-      }
-    }
-    if (!passed && failed && unwritten == failed)
-      r.reason = "stub: no check's output was ever written; the lab looks handed in as it was given out (TODOs not done)";
-  }
+  // A stub handed in as it is: the gradebook says so, instead of looking like any wrong answer.
+  if (problem.empty() && looks_handed_in_as_stub(checks))
+    r.reason = "stub: no check's output was ever written; the lab looks handed in as it was given out (TODOs not done)";
   if (ctx.backend == "cuda") {
     auto it = ctx.reference_ms.find(gpu);
     if (it != ctx.reference_ms.end()) r.reference_ms = it->second;

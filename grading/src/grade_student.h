@@ -51,6 +51,18 @@ struct GradingContext {
   // the build is then known to be ready in the jail, and each student's build skips that check
   // (a jailed make of its own, most of a second of CPU per student).
   bool harness_proven = false;
+  // More environment for every build ("CPATH=...", "LIBRARY_PATH=..."), where the grader was
+  // started with it: a host whose libraries travel beside the checkout (.carry/deps). Their
+  // folders are part of a jailed build's view.
+  std::vector<std::string> build_env;
+  // The checks only the CPU backend's emulator can judge (a report's "judged_by": "emulator",
+  // such as barriers): when on, each file is also built for the CPU backend, in the same jailed
+  // build step, and those checks' verdicts come from an emulator run (emulator_verdicts.h).
+  struct EmulatorSide {
+    bool enabled = false;
+    std::filesystem::path checker;  // build/cpu/check/labN
+    double check_timeout = 0;       // its --check-timeout, from the reference's emulator run
+  } emulator;
 };
 
 struct Built {
@@ -58,6 +70,10 @@ struct Built {
   unsigned index = 0;    // the student's identity in the jail: uid_base + index
   std::filesystem::path runner;  // their kernel runner: bin/lab
   bool runnable = false;
+  // With ctx.emulator on: the same file built for the CPU backend (bin/lab-cpu), or, when that
+  // build failed, why (the emulator-judged checks then keep the checker's own verdict).
+  std::filesystem::path emulator_runner;
+  std::string emulator_problem;
 };
 
 // The key resumption compares: the submitted bytes and the backend.
@@ -76,8 +92,9 @@ void time_student(const GradingContext& ctx, const Built& built, StudentResult& 
 // Runs make in the checkout as the grader (trusted, outside any jail) for the backend and lab
 // graded (`make BACKEND=... LAB=... targets...`): "" when it succeeded, else what went wrong
 // and its output. `output`, when given, receives what it printed.
+// `backend`, when given, replaces ctx.backend (the CPU backend's checker for the emulator).
 std::string run_trusted_make(const GradingContext& ctx, const std::vector<std::string>& targets,
-                             std::string* output = nullptr);
+                             std::string* output = nullptr, const std::string& backend = "");
 
 // One run of the trusted checker, unjailed, holding the verdict channel; it starts the
 // kernel runner itself, inside `runner_jail` when one is given (as --runner-wrap words).
@@ -92,6 +109,24 @@ struct LabRun {
 LabRun run_checker(const GradingContext& ctx, const std::filesystem::path& runner, const std::filesystem::path& cwd,
                    const std::vector<std::string>& args, double timeout, const std::string& gpu,
                    const std::optional<JailSpec>& runner_jail);
+// The same with another checker program than ctx.checker (the CPU backend's, for the emulator).
+LabRun run_checker_program(const GradingContext& ctx, const std::filesystem::path& checker,
+                           const std::filesystem::path& runner, const std::filesystem::path& cwd,
+                           const std::vector<std::string>& args, double timeout, const std::string& gpu,
+                           const std::optional<JailSpec>& runner_jail);
+
+// The emulator run of a built submission (ctx.emulator on, its CPU runner built): the CPU
+// backend's checker with `args` (no timing), in the student's jail. The report, or why none.
+struct EmulatorRun {
+  std::optional<std::vector<CheckOutcome>> checks;
+  std::string problem;
+  double seconds = 0;
+};
+EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vector<std::string> args);
+
+// Whether a graded run looks like the stub handed in as it was: nothing passed, and every
+// check that failed did so with its output never written (cause "unwritten_output").
+bool looks_handed_in_as_stub(const std::vector<CheckOutcome>& checks);
 
 // One run of the checker against a built submission's runner, exactly as a student's runs go
 // (their jail, a fresh run/ folder, removed after), with the arguments given and `timeout`

@@ -12,6 +12,7 @@
 
 #include "class_files.h"
 #include "discover.h"
+#include "emulator_verdicts.h"
 #include "grade_student.h"
 #include "lab_report.h"
 #include "progress.h"
@@ -178,6 +179,19 @@ struct RunSetup {
 
 // The checkout, the lab's file name, the rubric, the backend and its GPUs, the jail, and the
 // work and grades folders.
+// A jailed build sees the jail's own PATH: it is handed nvcc by absolute path, and the
+// toolkit's folder (often /usr/local/cuda, sometimes /opt) is part of its view. "" when none.
+std::string find_nvcc(const std::string& path_env) {
+  for (size_t b = 0, e; b <= path_env.size(); b = e + 1) {
+    e = path_env.find(':', b);
+    if (e == std::string::npos) e = path_env.size();
+    const fs::path candidate = fs::path(path_env.substr(b, e - b)) / "nvcc";
+    std::error_code ec;
+    if (!candidate.parent_path().empty() && fs::exists(candidate, ec)) return fs::canonical(candidate, ec).string();
+  }
+  return "";
+}
+
 RunSetup prepare_run(Config& cfg) {
   if (cfg.repo.empty()) cfg.repo = own_checkout();
   if (cfg.repo.empty()) cfg.repo = ".";
@@ -217,20 +231,14 @@ RunSetup prepare_run(Config& cfg) {
   run.run_slots = ctx.backend == "cuda" ? run.gpus : std::vector<std::string>{""};
 
   ctx.path_env = std::getenv("PATH") ? std::getenv("PATH") : "/usr/local/bin:/usr/bin:/bin";
-  // A jailed build sees the jail's own PATH: it is handed nvcc by absolute path, and the
-  // toolkit's folder (often /usr/local/cuda, sometimes /opt) is part of its view.
-  if (ctx.backend == "cuda")
-    for (size_t b = 0, e; b <= ctx.path_env.size(); b = e + 1) {
-      e = ctx.path_env.find(':', b);
-      if (e == std::string::npos) e = ctx.path_env.size();
-      const fs::path candidate = fs::path(ctx.path_env.substr(b, e - b)) / "nvcc";
-      std::error_code ec;
-      if (!candidate.parent_path().empty() && fs::exists(candidate, ec)) {
-        ctx.nvcc = fs::canonical(candidate, ec).string();
-        break;
-      }
-    }
+  if (ctx.backend == "cuda") ctx.nvcc = find_nvcc(ctx.path_env);
   if (const char* l = std::getenv("LD_LIBRARY_PATH")) ctx.ld_library_path = l;
+  // Libraries carried beside the checkout (.carry/deps on a host that lacks Boost.Context):
+  // every build, jailed or not, is given the same search paths the grader was.
+  for (const char* name : {"CPATH", "LIBRARY_PATH"})
+    if (const char* v = std::getenv(name); v && *v) ctx.build_env.push_back(std::string(name) + "=" + v);
+  ctx.emulator.enabled =
+      cfg.emulator_verdicts == "always" || (cfg.emulator_verdicts == "auto" && ctx.backend == "cuda");
   ctx.build_timeout = cfg.build_timeout.value_or(ctx.rubric.limits.build_seconds);
   ctx.run_timeout = cfg.run_timeout.value_or(ctx.rubric.limits.run_seconds);
 
@@ -290,6 +298,11 @@ void set_reference(RunSetup& run, const Config& cfg) {
   run.per_slot = cfg.parallel_runs ? cfg.parallel_runs : parallel_run_slots(ctx);
   ctx.check_timeout = cfg.check_timeout.value_or(
       std::min(ctx.rubric.limits.check_seconds * run.per_slot, (10 + 3 * ref.seconds) * run.per_slot));
+  // The emulator's checks, by the same rule from its own run of the reference; none to take
+  // (a lab with no emulator-judged check): no CPU build for anyone.
+  ctx.emulator.enabled = ctx.emulator.enabled && has_emulator_checks(ctx.reference_checks);
+  ctx.emulator.check_timeout = cfg.check_timeout.value_or(
+      std::min(ctx.rubric.limits.check_seconds * run.per_slot, (10 + 3 * ref.emulator_seconds) * run.per_slot));
 }
 
 // Who is graded now, and who keeps a saved result (the same file on the same backend).
@@ -398,7 +411,7 @@ void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Su
   const unsigned jobs = cfg.jobs ? cfg.jobs : std::max(1u, std::thread::hardware_concurrency());
   // (The test variable runs this two-phase schedule on the CPU backend too, where the
   // timing run only says "emulated": tests/grading checks that no result is lost in it.)
-  const bool time_apart = ctx.backend == "cuda" || std::getenv("CUDALAB_GRADER_TEST_TIME_APART");
+  const bool time_apart = ctx.backend == "cuda" || cfg.time_apart;
   std::vector<std::vector<std::pair<Built, StudentResult>>> to_time(run_slots.size());
   std::vector<std::thread> builders, runners;
   for (unsigned i = 0; i < jobs; ++i)

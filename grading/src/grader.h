@@ -29,6 +29,16 @@ struct Config {
   // and memory (grader.cpp, parallel_run_slots).
   unsigned parallel_runs = 0;
   bool class_report = true;                 // run grading/report/class_report.py at the end
+  // --emulator-verdicts: the checks only the CPU backend's emulator can judge (barriers; the
+  // report's "judged_by": "emulator"). "auto": on a GPU each file is also built for the CPU
+  // backend and those checks' verdicts come from an emulator run, so a file gets one verdict
+  // wherever it is graded; "always": the same on the CPU backend (a second, separate run: how
+  // the tests exercise the GPU's path without one); "never": a GPU skips them.
+  std::string emulator_verdicts = "auto";
+  // --time-apart: the GPU's two phases (everyone's checks, then the correct ones timed, one at a
+  // time) on the CPU backend too, where the timing only says "emulated" (tests/grading checks
+  // that no result is lost in that schedule).
+  bool time_apart = false;
 };
 
 // Returns the process exit status: 0 every student graded (whatever the scores); 1 some

@@ -32,7 +32,10 @@ LabReport parse_lab_report(const std::string& text) {
     throw std::runtime_error(std::string("the report is not JSON: ") + e.what());
   }
   try {
-    if (j.at("cudalab").get<int>() != 1) throw std::runtime_error("unknown report schema");
+    if (const int schema = j.at("cudalab").get<int>(); schema != kReportSchema)
+      throw ReportSchemaError("the checker wrote a report of schema " + std::to_string(schema) + ", and this grader reads " +
+                              std::to_string(kReportSchema) + ": rebuild the grader and the checker from one checkout "
+                              "(make grading-setup)");
     LabReport r;
     r.lab = j.at("lab").get<int>();
     r.backend = j.value("backend", "");
@@ -42,6 +45,8 @@ LabReport parse_lab_report(const std::string& text) {
       o.id = c.at("id").get<std::string>();
       o.title = c.value("title", "");
       o.status = c.at("status").get<std::string>();
+      o.cause = c.at("cause").get<std::string>();
+      o.judged_by = c.at("judged_by").get<std::string>();
       o.message = c.value("message", "");
       if (c.contains("notes"))
         for (const auto& n : c["notes"])

@@ -1,6 +1,8 @@
-// The lab binary's JSON report (docs/architecture.md, schema 1), read into check outcomes.
+// The checker's JSON report (docs/architecture.md), read into check outcomes: fields only (each
+// check's status and cause), never its sentences.
 #pragma once
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,17 @@ struct LabReport {
   std::string device_name;
 };
 
-// Throws std::runtime_error naming what is wrong when the text is not a report.
+// The report schema this grader reads (the report's "cudalab" field).
+inline constexpr int kReportSchema = 2;
+
+// A report of another schema: a checker and a grader from different versions of the course,
+// which is the instructor's to fix (rebuild), never a student's verdict.
+struct ReportSchemaError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws std::runtime_error naming what is wrong when the text is not a report, and
+// ReportSchemaError when it is a report of another schema.
 LabReport parse_lab_report(const std::string& json_text);
 
 }  // namespace grading

@@ -39,6 +39,13 @@ int main(int argc, char** argv) {
   app.add_option("--parallel-runs", cfg.parallel_runs,
                  "correctness runs at once per GPU (timing always runs alone); default from cores and memory");
   app.add_flag("!--no-report", cfg.class_report, "do not write the class report (report.html)");
+  app.add_option("--emulator-verdicts", cfg.emulator_verdicts,
+                 "checks only the CPU backend's emulator can judge (barriers): auto (on a GPU, also build each file for "
+                 "the CPU backend and take them from an emulator run), always (on the CPU backend too), never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  app.add_flag("--time-apart", cfg.time_apart,
+               "on the CPU backend too, check everyone first and time the correct ones afterwards, as on a GPU (tests)");
   CLI11_PARSE(app, argc, argv);
   if (!shard.empty()) std::sscanf(shard.c_str(), "%u/%u", &cfg.shard_index, &cfg.shard_count);
 

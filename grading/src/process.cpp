@@ -21,6 +21,8 @@
 #include <mutex>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "../../harness/check/report_channel.h"
 #include "util.h"
 
@@ -122,15 +124,6 @@ std::vector<std::string> jailed_argv(const RunSpec& spec, const std::vector<std:
   return argv;
 }
 
-// "outcome" of the jail's report.
-std::string report_field(const std::string& json, const std::string& key) {
-  const std::string k = "\"" + key + "\":\"";
-  size_t at = json.find(k);
-  if (at == std::string::npos) return "";
-  at += k.size();
-  return json.substr(at, json.find('"', at) - at);
-}
-
 void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 // Reads what is there; false at end of file.
@@ -178,30 +171,118 @@ std::string RunResult::output_with_note() const {
   return s;
 }
 
+namespace {
+
+// The program's output and verdict channel, read as they come: each kept up to its limit.
+struct Streams {
+  int out = -1, chan = -1;
+  bool out_open = false, chan_open = false;
+  static constexpr size_t kChannelLimit = 64 << 20;
+
+  // Waits up to `timeout_ms` for either to have something, then reads what is there.
+  void pump_once(const RunSpec& spec, RunResult& r, int timeout_ms) {
+    pollfd fds[2];
+    int nfds = 0;
+    if (out_open) fds[nfds++] = {out, POLLIN, 0};
+    if (chan_open) fds[nfds++] = {chan, POLLIN, 0};
+    poll(fds, nfds_t(nfds), timeout_ms);
+    if (out_open) out_open = pump(out, r.output, spec.limits.output_keep_bytes, &r.output_bytes);
+    if (chan_open) chan_open = pump(chan, r.channel, kChannelLimit, nullptr);
+  }
+};
+
+// The pipes and the environment of one run: the output, the exec status, and the verdict channel
+// (a pipe and a fresh secret) when asked for. False, with r.start_error, when they cannot be made.
+bool make_pipes(const RunSpec& spec, RunResult& r, Prepared& p, int out[2], int status[2], int chan[2],
+                std::vector<std::string>& env) {
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0) {
+    r.start_error = "cannot create pipes";
+    return false;
+  }
+  if (!spec.verdict_channel) return true;
+  if (pipe2(chan, O_CLOEXEC) != 0) {
+    for (int fd : {out[0], out[1], status[0], status[1]}) close(fd);
+    r.start_error = "cannot create the verdict channel";
+    return false;
+  }
+  r.secret = random_hex(32);
+  // Somewhere in 3..62, not a fixed number; never the status pipe's descriptor, which the
+  // child still needs after it has put the channel in place (to say that exec failed).
+  do p.chan_target = 3 + int(random_u64() % 60);
+  while (p.chan_target == status[1]);
+  env.push_back(std::string(cudalab::kVerdictChannelVariable) + "=" + std::to_string(p.chan_target) + ":" + r.secret);
+  return true;
+}
+
+// Exec succeeded when the status pipe closes with nothing in it; else what the child said.
+std::string read_start_message(int fd) {
+  std::string start_msg;
+  char buf[256];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) start_msg.append(buf, size_t(n));
+  close(fd);
+  return start_msg;
+}
+
+// Reads the streams until the program exits or `wall` seconds have passed since `start` (then it
+// is killed: r.timed_out); then whatever it left in its group goes too, and the pipes are read to
+// the end (briefly: a straggler outside the group could hold them open). Returns its wait status.
+int wait_and_read(pid_t pid, const RunSpec& spec, Streams& io, RunResult& r, double wall,
+                  const std::chrono::steady_clock::time_point& start) {
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  int wstatus = 0;
+  bool exited = false;
+  while (!exited) {
+    const double left = wall - elapsed();
+    if (left <= 0) {
+      r.timed_out = true;
+      killpg(pid, SIGKILL);
+      kill(pid, SIGKILL);
+      break;
+    }
+    io.pump_once(spec, r, int(std::min(left * 1000, 100.0)) + 1);
+    exited = waitpid(pid, &wstatus, WNOHANG) == pid;
+  }
+  if (!exited)
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+  killpg(pid, SIGKILL);
+  note_running(pid, false);
+  const double drain_until = elapsed() + 1.0;
+  while ((io.out_open || io.chan_open) && elapsed() < drain_until) io.pump_once(spec, r, 50);
+  close(io.out);
+  if (io.chan >= 0) close(io.chan);
+  return wstatus;
+}
+
+// What happened in a jail comes from the jail's report (its fields), never from what the
+// program printed or returned: an exit status of 124 is only a number.
+void apply_jail_report(RunResult& r, const std::string& report) {
+  r.isolation = read_file(report, 4096).value_or("");
+  ::unlink(report.c_str());
+  const nlohmann::json j = nlohmann::json::parse(r.isolation, nullptr, false);
+  const bool readable = j.is_object();
+  if (readable && j.value("timed_out", false)) {
+    r.timed_out = true;
+    r.exit_code = -1;
+  }
+  r.memory_limit_hit = readable && j.value("memory_limit_reached", false);
+  if ((readable && j.value("setup_failed", false)) || (!readable && !r.timed_out)) {
+    r.started = false;
+    r.start_error = "the sandbox could not be set up: " + r.output.substr(0, 400);
+  }
+}
+
+}  // namespace
+
 RunResult run_sandboxed(const RunSpec& spec) {
   RunResult r;
   const auto start = std::chrono::steady_clock::now();
   int out[2], status[2], chan[2] = {-1, -1};
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0) {
-    r.start_error = "cannot create pipes";
-    return r;
-  }
   std::vector<std::string> env = spec.env;
   Prepared p;
-  if (spec.verdict_channel) {
-    if (pipe2(chan, O_CLOEXEC) != 0) {
-      for (int fd : {out[0], out[1], status[0], status[1]}) close(fd);
-      r.start_error = "cannot create the verdict channel";
-      return r;
-    }
-    r.secret = random_hex(32);
-    // Somewhere in 3..62, not a fixed number; never the status pipe's descriptor, which the
-    // child still needs after it has put the channel in place (to say that exec failed).
-    do p.chan_target = 3 + int(random_u64() % 60);
-    while (p.chan_target == status[1]);
-    env.push_back(std::string(cudalab::kVerdictChannelVariable) + "=" + std::to_string(p.chan_target) + ":" +
-                  r.secret);
-  }
+  if (!make_pipes(spec, r, p, out, status, chan, env)) return r;
   const std::string report = spec.jail ? jail_report_path() : "";
   const std::vector<std::string> argv = spec.jail ? jailed_argv(spec, env, p.chan_target, report) : spec.argv;
   for (const auto& a : argv) p.argv.push_back(const_cast<char*>(a.c_str()));
@@ -225,67 +306,18 @@ RunResult run_sandboxed(const RunSpec& spec) {
   close(out[1]);
   close(status[1]);
   if (chan[1] >= 0) close(chan[1]);
+  const std::string start_msg = read_start_message(status[0]);
 
-  // Exec succeeded when the status pipe closes with nothing in it.
-  std::string start_msg;
-  {
-    char buf[256];
-    ssize_t n;
-    while ((n = read(status[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-      if (n > 0) start_msg.append(buf, size_t(n));
-    close(status[0]);
-  }
-
-  set_nonblocking(out[0]);
-  if (chan[0] >= 0) set_nonblocking(chan[0]);
-  bool out_open = true, chan_open = chan[0] >= 0;
-  const size_t chan_limit = 64 << 20;
-  int wstatus = 0;
-  bool exited = false;
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-
+  Streams io;
+  io.out = out[0];
+  io.chan = chan[0];
+  io.out_open = true;
+  io.chan_open = chan[0] >= 0;
+  set_nonblocking(io.out);
+  if (io.chan_open) set_nonblocking(io.chan);
   // A jail keeps its own clock and kills everything at it; the grader's waits a little more.
-  const double wall = spec.limits.wall_seconds + (spec.jail ? 10 : 0);
-  while (!exited) {
-    double left = wall - elapsed();
-    if (left <= 0) {
-      r.timed_out = true;
-      killpg(pid, SIGKILL);
-      kill(pid, SIGKILL);
-      break;
-    }
-    pollfd fds[2];
-    int nfds = 0;
-    if (out_open) fds[nfds++] = {out[0], POLLIN, 0};
-    if (chan_open) fds[nfds++] = {chan[0], POLLIN, 0};
-    poll(fds, nfds_t(nfds), int(std::min(left * 1000, 100.0)) + 1);
-    if (out_open) out_open = pump(out[0], r.output, spec.limits.output_keep_bytes, &r.output_bytes);
-    if (chan_open) chan_open = pump(chan[0], r.channel, chan_limit, nullptr);
-    pid_t w = waitpid(pid, &wstatus, WNOHANG);
-    if (w == pid) exited = true;
-  }
-  if (!exited) {
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-    }
-  }
-  // Whatever it left behind in its group goes too, then the pipes are read to the end
-  // (briefly: a straggler outside the group could hold them open).
-  killpg(pid, SIGKILL);
-  note_running(pid, false);
-  const double drain_until = elapsed() + 1.0;
-  while ((out_open || chan_open) && elapsed() < drain_until) {
-    pollfd fds[2];
-    int nfds = 0;
-    if (out_open) fds[nfds++] = {out[0], POLLIN, 0};
-    if (chan_open) fds[nfds++] = {chan[0], POLLIN, 0};
-    poll(fds, nfds_t(nfds), 50);
-    if (out_open) out_open = pump(out[0], r.output, spec.limits.output_keep_bytes, &r.output_bytes);
-    if (chan_open) chan_open = pump(chan[0], r.channel, chan_limit, nullptr);
-  }
-  close(out[0]);
-  if (chan[0] >= 0) close(chan[0]);
-
-  r.seconds = elapsed();
+  const int wstatus = wait_and_read(pid, spec, io, r, spec.limits.wall_seconds + (spec.jail ? 10 : 0), start);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!start_msg.empty()) {
     r.start_error = start_msg;
     return r;
@@ -295,22 +327,7 @@ RunResult run_sandboxed(const RunSpec& spec) {
     if (WIFEXITED(wstatus)) r.exit_code = WEXITSTATUS(wstatus);
     if (WIFSIGNALED(wstatus)) r.term_signal = WTERMSIG(wstatus);
   }
-  if (spec.jail) {
-    // What happened comes from the jail's report, never from what the program printed or
-    // returned: an exit status of 124 is only a number.
-    r.isolation = read_file(report, 4096).value_or("");
-    ::unlink(report.c_str());
-    const std::string outcome = report_field(r.isolation, "outcome");
-    if (outcome.rfind("timed out", 0) == 0) {
-      r.timed_out = true;
-      r.exit_code = -1;
-    }
-    r.memory_limit_hit = outcome.find("memory limit reached") != std::string::npos;
-    if (outcome.rfind("setup failed", 0) == 0 || (r.isolation.empty() && !r.timed_out)) {
-      r.started = false;
-      r.start_error = "the sandbox could not be set up: " + r.output.substr(0, 400);
-    }
-  }
+  if (spec.jail) apply_jail_report(r, report);
   return r;
 }
 

@@ -4,16 +4,26 @@ namespace grading {
 
 using nlohmann::json;
 
+bool ended_its_runner(const CheckOutcome& c) {
+  for (const char* cause : {"crash", "time_limit", "runner_lost", "context_lost"})
+    if (c.cause == cause) return true;
+  return false;
+}
+
 json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 static std::optional<double> opt_of(const json& j, const char* k) {
   if (!j.contains(k) || j[k].is_null()) return std::nullopt;
   return j[k].get<double>();
 }
 
+// 2: each check's cause and judged_by. A result of another schema is not read: its student is
+// graded again.
+constexpr int kResultSchema = 2;
+
 // Written out field by field (not with NLOHMANN_DEFINE_TYPE_*): the schema number is checked
 // on reading, and this nlohmann-json (3.11.2) has no std::optional conversion for the timings.
 json to_json(const StudentResult& r) {
-  return {{"schema", 1},           {"student", r.student},       {"origin", r.origin},
+  return {{"schema", kResultSchema},           {"student", r.student},       {"origin", r.origin},
           {"file", r.file},        {"key", r.key},               {"verdict", r.verdict},
           {"reason", r.reason},    {"rule", r.rule},             {"backend", r.backend},
           {"gpu", r.gpu},          {"seed", r.seed},             {"notes", r.notes},
@@ -25,7 +35,7 @@ json to_json(const StudentResult& r) {
 }
 
 StudentResult result_from_json(const json& j) {
-  if (j.at("schema").get<int>() != 1) throw json::other_error::create(501, "unknown result schema", &j);
+  if (j.at("schema").get<int>() != kResultSchema) throw json::other_error::create(501, "unknown result schema", &j);
   StudentResult r;
   j.at("student").get_to(r.student);
   j.at("origin").get_to(r.origin);

@@ -21,11 +21,18 @@ inline constexpr const char* kGraded = "graded";               // ran: every che
 struct CheckOutcome {
   std::string id, title;
   std::string status;   // pass, fail, error, not_run, skipped (the harness's words)
-  std::string message;  // the harness's message, or why the check could not run
+  std::string message;  // the harness's message, or why the check could not run: for people only
   std::vector<std::string> details;  // mismatches and notes, as lines
-  bool own_process = false;          // re-run alone after the full run broke
+  // Why it did not pass, as the checker's report names it ("wrong_values", "crash", ...; "none"
+  // when it passed; docs/architecture.md): what the grader acts on, never the message.
+  std::string cause = "none";
+  std::string judged_by = "checker";  // "emulator": only the CPU backend's emulator can judge it
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckOutcome, id, title, status, message, details, own_process)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckOutcome, id, title, status, message, details, cause, judged_by)
+
+// The causes after which the checker replaced the runner (it crashed, hung, broke off the
+// conversation or lost the GPU context), as against an error the lab's code met and survived.
+bool ended_its_runner(const CheckOutcome& c);
 
 struct StudentResult {
   std::string student, origin, file;

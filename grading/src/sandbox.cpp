@@ -43,6 +43,8 @@
 #include <set>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cgroup.h"
 
 namespace grading {
@@ -340,16 +342,6 @@ void set_limit(int resource, uint64_t value) {
   }
 }
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    o += c;
-  }
-  return o;
-}
-
 // Without a PID namespace: every process left below this one (a subreaper, so whatever the
 // command detached, with setsid or double forks, was handed back here), killed and reaped
 // until none is left; children of the killed come back in their turn.
@@ -420,21 +412,12 @@ std::vector<std::string> jail_argv(const std::string& jail_program, const JailSp
   return a;
 }
 
-int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
-  const double start = now_seconds();
-  const pid_t parent = ::getppid();
-  auto say = [](const std::string& line) { std::fprintf(stderr, "cudalab-jail: %s\n", line.c_str()); };
-  if (command.empty()) {
-    say("no command to run");
-    return kJailSetupFailed;
-  }
-  if (::geteuid() != 0) {
-    say("needs root (to give the command its own identity, namespaces and cgroup)");
-    return kJailSetupFailed;
-  }
-  set_limit(RLIMIT_CORE, 0);  // the supervisor may re-raise the command's signal on itself
+namespace {
 
-  // The environment: nothing of the caller's but what is named.
+void say(const std::string& line) { std::fprintf(stderr, "cudalab-jail: %s\n", line.c_str()); }
+
+// The command's environment: nothing of the caller's but what is named.
+std::vector<std::string> jail_environment(const JailSpec& spec) {
   std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"};
   if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) env.push_back(std::string("CUDA_VISIBLE_DEVICES=") + v);
   for (const auto& e : spec.env) {
@@ -442,54 +425,18 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
     env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& x) { return x.rfind(name, 0) == 0; }), env.end());
     env.push_back(e);
   }
-  Plan p;
-  p.spec = &spec;
-  std::vector<std::string> argv_store = command;
-  for (auto& a : argv_store) p.argv.push_back(a.data());
-  p.argv.push_back(nullptr);
-  for (auto& e : env) p.envp.push_back(e.data());
-  p.envp.push_back(nullptr);
+  return env;
+}
 
-  CgroupLimits limits{spec.memory_mb << 20, spec.pids, spec.cpu_weight, spec.cpus};
-  auto cgroup = std::make_unique<JobCgroup>("j" + std::to_string(::getpid()), limits);
-  std::string memory_how, pids_how;
-  std::string cgroup_report;
-  for (const auto& [part, how] : cgroup->what()) {
-    if (part == "memory") memory_how = how;
-    if (part == "pids") pids_how = how;
-    cgroup_report += ",\"" + part + "\":\"" + how + "\"";
-  }
-  p.rlimit_memory = memory_how == "none";
-  p.rlimit_pids = pids_how == "none";
-
-  // Signals reach the supervisor only through sigtimedwait below.
-  sigset_t watched;
-  sigemptyset(&watched);
-  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&watched, sig);
-  ::sigprocmask(SIG_BLOCK, &watched, nullptr);
-  if (spec.die_with_parent) {
-    // The parent's death arrives as SIGTERM, handled below like any SIGTERM. A parent that
-    // died before this line is seen through getppid().
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::kill(::getpid(), SIGTERM);
-  }
-
-  int status[2], go[2], report[2];
-  if (::pipe2(status, O_CLOEXEC) != 0 || ::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0) {
-    say("cannot create pipes");
-    return kJailSetupFailed;
-  }
-  p.status_w = status[1];
-  p.go_r = go[0];
-  p.report_w = report[1];
-
-  // A private root where one can be built (a chroot's own mounts included); else, as where
-  // namespaces are refused, only with --allow-degraded.
+// A private root where one can be built (a chroot's own mounts included) and a PID namespace;
+// else, as where namespaces are refused, only with --allow-degraded (p.namespaces false, and
+// why). False, said, when the jail cannot start.
+bool choose_isolation(const JailSpec& spec, Plan& p) {
   if (const auto base = private_root_base(); !base) {
     if (!spec.allow_degraded) {
       say("cannot build a private root: / is not a mount point (a chroot?) and no mount inside it (such as /tmp or "
           "/dev, with /proc) can hold one; --allow-degraded runs without namespaces");
-      return kJailSetupFailed;
+      return false;
     }
     p.namespaces = false;
     p.degraded_because = "no private root: / is not a mount point and no mount inside it can hold one";
@@ -500,11 +447,170 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   if (p.namespaces && ::unshare(CLONE_NEWPID) != 0) {
     if (!spec.allow_degraded) {
       say(std::string("cannot create a PID namespace (") + std::strerror(errno) + "); --allow-degraded runs without namespaces");
-      return kJailSetupFailed;
+      return false;
     }
     p.namespaces = false;
     p.degraded_because = std::string("no PID namespace: ") + std::strerror(errno);
   }
+  return true;
+}
+
+// What isolation the command got, for the caller (the grader reads fields, people read it too).
+nlohmann::json isolation_report(const JailSpec& spec, const Plan& p, const JobCgroup& cgroup, bool in_cgroup) {
+  nlohmann::json j;
+  j["level"] = !p.namespaces ? "degraded" : (p.rlimit_memory || p.rlimit_pids || !in_cgroup) ? "partial" : "full";
+  j["uid"] = spec.uid;
+  j["gid"] = spec.gid;
+  j["namespaces"] = p.namespaces ? "pid mount net ipc uts" : "none";
+  j["filesystem"] = !p.namespaces ? "host" : p.in_chroot ? "private root (chroot on " + p.root_base + ")" : "private root";
+  if (!p.degraded_because.empty()) j["degraded_because"] = p.degraded_because;
+  for (const auto& [part, how] : cgroup.what()) j[part] = how;
+  j["memory_fallback"] = p.rlimit_memory ? "RLIMIT_DATA per process" : "";
+  j["pids_fallback"] = p.rlimit_pids ? "RLIMIT_NPROC per uid" : "";
+  return j;
+}
+
+// How the command ended, as fields (the grader's) and a line (people's).
+struct JailOutcome {
+  std::string words;  // "exited 0", "timed out", "killed by signal 9", "setup failed: ..."
+  int exit_status = 0;
+  bool timed_out = false, setup_failed = false;
+  int signal_to_raise = 0;  // the command's own death, passed on
+};
+
+// Waits for init, the wall clock, or a signal to the jail; an outcome only when it was not init
+// that ended (the clock: timed out; a signal: stopped).
+JailOutcome wait_for_init(const JailSpec& spec, pid_t init, const sigset_t& watched, double start, int& init_status) {
+  JailOutcome o;
+  for (;;) {
+    double left = spec.wall_seconds > 0 ? spec.wall_seconds - (now_seconds() - start) : 3600;
+    if (left <= 0) {
+      o.words = "timed out";
+      o.timed_out = true;
+      o.exit_status = kJailTimedOut;
+      return o;
+    }
+    timespec ts{time_t(left), long((left - double(time_t(left))) * 1e9)};
+    int sig = ::sigtimedwait(&watched, nullptr, &ts);
+    if (sig == SIGCHLD || sig < 0) {
+      if (::waitpid(init, &init_status, WNOHANG) == init) return o;
+      continue;
+    }
+    o.words = std::string("stopped by signal ") + std::to_string(sig);
+    o.exit_status = 128 + sig;
+    return o;
+  }
+}
+
+// Init ended by itself: what the command did, from init's report and the setup's own words.
+void read_command_outcome(int status_r, int report_r, JailOutcome& o) {
+  std::string setup_error;
+  char buf[512];
+  ssize_t n;
+  ::fcntl(status_r, F_SETFL, O_NONBLOCK);
+  while ((n = ::read(status_r, buf, sizeof buf)) > 0) setup_error.append(buf, size_t(n));
+  int command_status = 0;
+  const bool reported = ::read(report_r, &command_status, sizeof command_status) == ssize_t(sizeof command_status);
+  if (!setup_error.empty() || !reported) {
+    o.words = setup_error.empty() ? "setup failed" : "setup failed: " + setup_error;
+    o.setup_failed = true;
+    o.exit_status = kJailSetupFailed;
+  } else if (WIFSIGNALED(command_status)) {
+    o.signal_to_raise = WTERMSIG(command_status);
+    o.words = "killed by signal " + std::to_string(o.signal_to_raise);
+    o.exit_status = 128 + o.signal_to_raise;
+  } else {
+    o.exit_status = WEXITSTATUS(command_status);
+    o.words = "exited " + std::to_string(o.exit_status);
+  }
+}
+
+// The report, to --report-isolation's file, or said when the isolation is less than full.
+void write_report(const JailSpec& spec, const nlohmann::json& report) {
+  const std::string line = report.dump() + "\n";
+  if (!spec.report_isolation.empty()) {
+    int fd = ::open(spec.report_isolation.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      (void)!::write(fd, line.data(), line.size());
+      ::close(fd);
+    }
+  } else if (report["level"] != "full" && !spec.quiet) {
+    say("isolation " + line.substr(0, line.size() - 1));
+  }
+}
+
+// Signals reach the supervisor only through sigtimedwait (wait_for_init): the set it waits on.
+sigset_t watch_signals(const JailSpec& spec, pid_t parent) {
+  sigset_t watched;
+  sigemptyset(&watched);
+  for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&watched, sig);
+  ::sigprocmask(SIG_BLOCK, &watched, nullptr);
+  if (spec.die_with_parent) {
+    // The parent's death arrives as SIGTERM, handled like any SIGTERM. A parent that died
+    // before this line is seen through getppid().
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::kill(::getpid(), SIGTERM);
+  }
+  return watched;
+}
+
+// Pass the command's fate on unchanged: die of the same signal.
+void raise_command_signal(int sig) {
+  ::signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::kill(::getpid(), sig);
+}
+
+// Everything the command started goes, whatever it did with signals, sessions or output; then
+// the cgroup is removed. Returns whether it reached the memory limit.
+bool end_everything(pid_t init, const Plan& p, std::unique_ptr<JobCgroup>& cgroup, bool reap_init, int& init_status) {
+  ::kill(init, SIGKILL);
+  if (!p.namespaces) ::kill(-init, SIGKILL);
+  cgroup->kill_all();
+  if (reap_init) ::waitpid(init, &init_status, 0);
+  if (!p.namespaces) end_descendants();
+  const bool oom = cgroup->memory_limit_hit();
+  cgroup.reset();  // waits for the group to empty, removes it
+  return oom;
+}
+
+}  // namespace
+
+int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
+  const double start = now_seconds();
+  const pid_t parent = ::getppid();
+  if (command.empty() || ::geteuid() != 0) {
+    say(command.empty() ? "no command to run" : "needs root (to give the command its own identity, namespaces and cgroup)");
+    return kJailSetupFailed;
+  }
+  set_limit(RLIMIT_CORE, 0);  // the supervisor may re-raise the command's signal on itself
+  std::vector<std::string> env = jail_environment(spec);
+  Plan p;
+  p.spec = &spec;
+  std::vector<std::string> argv_store = command;
+  for (auto& a : argv_store) p.argv.push_back(a.data());
+  p.argv.push_back(nullptr);
+  for (auto& e : env) p.envp.push_back(e.data());
+  p.envp.push_back(nullptr);
+
+  auto cgroup = std::make_unique<JobCgroup>("j" + std::to_string(::getpid()),
+                                            CgroupLimits{spec.memory_mb << 20, spec.pids, spec.cpu_weight, spec.cpus});
+  for (const auto& [part, how] : cgroup->what()) {
+    if (part == "memory") p.rlimit_memory = how == "none";
+    if (part == "pids") p.rlimit_pids = how == "none";
+  }
+  const sigset_t watched = watch_signals(spec, parent);
+  int status[2], go[2], report[2];
+  if (::pipe2(status, O_CLOEXEC) != 0 || ::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0) {
+    say("cannot create pipes");
+    return kJailSetupFailed;
+  }
+  p.status_w = status[1];
+  p.go_r = go[0];
+  p.report_w = report[1];
+  if (!choose_isolation(spec, p)) return kJailSetupFailed;
   // Without a PID namespace nothing ends with init: what the command detaches comes back to
   // the jail instead of the host's init, and is ended below.
   if (!p.namespaces) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -524,97 +630,25 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   const bool in_cgroup = cgroup->add(init);
   (void)!::write(go[1], "g", 1);  // init may proceed: it and all it starts are in the cgroup
   ::close(go[1]);
+  nlohmann::json isolation = isolation_report(spec, p, *cgroup, in_cgroup);
 
-  const char* level = !p.namespaces ? "degraded" : (p.rlimit_memory || p.rlimit_pids || !in_cgroup) ? "partial" : "full";
-  const std::string isolation =
-      std::string("{\"level\":\"") + level + "\",\"uid\":" + std::to_string(spec.uid) + ",\"gid\":" + std::to_string(spec.gid) +
-      ",\"namespaces\":\"" + (p.namespaces ? "pid mount net ipc uts" : "none") + "\",\"filesystem\":\"" +
-      (!p.namespaces ? "host" : p.in_chroot ? "private root (chroot on " + p.root_base + ")" : "private root") + "\"" +
-      (p.degraded_because.empty() ? "" : ",\"degraded_because\":\"" + json_escape(p.degraded_because) + "\"") + cgroup_report +
-      ",\"memory_fallback\":\"" +
-      (p.rlimit_memory ? "RLIMIT_DATA per process" : "") + "\",\"pids_fallback\":\"" + (p.rlimit_pids ? "RLIMIT_NPROC per uid" : "") + "\"";
-
-  // Wait for init, the clock, or a signal to the jail.
-  std::string outcome;
-  int exit_status = 0;
   int init_status = 0;
-  for (;;) {
-    double left = spec.wall_seconds > 0 ? spec.wall_seconds - (now_seconds() - start) : 3600;
-    if (left <= 0) {
-      outcome = "timed out";
-      exit_status = kJailTimedOut;
-      break;
-    }
-    timespec ts{time_t(left), long((left - double(time_t(left))) * 1e9)};
-    int sig = ::sigtimedwait(&watched, nullptr, &ts);
-    if (sig == SIGCHLD || sig < 0) {
-      if (::waitpid(init, &init_status, WNOHANG) == init) break;
-      continue;
-    }
-    outcome = std::string("stopped by signal ") + std::to_string(sig);
-    exit_status = 128 + sig;
-    break;
-  }
-  // Everything it started goes, whatever it did with signals, sessions or output.
-  ::kill(init, SIGKILL);
-  if (!p.namespaces) ::kill(-init, SIGKILL);
-  cgroup->kill_all();
-  if (!outcome.empty()) ::waitpid(init, &init_status, 0);
-  if (!p.namespaces) end_descendants();
-  const bool oom = cgroup->memory_limit_hit();
-  cgroup.reset();  // waits for the group to empty, removes it
-
-  std::string setup_error;
-  {
-    char buf[512];
-    ssize_t n;
-    ::fcntl(status[0], F_SETFL, O_NONBLOCK);
-    while ((n = ::read(status[0], buf, sizeof buf)) > 0) setup_error.append(buf, size_t(n));
-  }
-  int command_status = 0;
-  const bool reported = ::read(report[0], &command_status, sizeof command_status) == ssize_t(sizeof command_status);
-  int sig_to_raise = 0;
-  if (outcome.empty()) {
-    if (!setup_error.empty()) {
-      outcome = "setup failed: " + setup_error;
-      exit_status = kJailSetupFailed;
-    } else if (!reported) {
-      outcome = "setup failed";
-      exit_status = kJailSetupFailed;
-    } else if (WIFSIGNALED(command_status)) {
-      sig_to_raise = WTERMSIG(command_status);
-      outcome = "killed by signal " + std::to_string(sig_to_raise);
-      exit_status = 128 + sig_to_raise;
-    } else {
-      exit_status = WEXITSTATUS(command_status);
-      outcome = "exited " + std::to_string(exit_status);
-    }
-  }
-  if (oom) outcome += "; memory limit reached";
-
-  if (exit_status == kJailSetupFailed) say(outcome);
-  if (exit_status == kJailTimedOut) say("stopped at the " + std::to_string(int(spec.wall_seconds + 0.5)) + " s time limit; everything it started was killed");
+  JailOutcome o = wait_for_init(spec, init, watched, start, init_status);
+  const bool oom = end_everything(init, p, cgroup, !o.words.empty(), init_status);
+  if (o.words.empty()) read_command_outcome(status[0], report[0], o);
+  if (oom) o.words += "; memory limit reached";
+  if (o.setup_failed) say(o.words);
+  if (o.timed_out) say("stopped at the " + std::to_string(int(spec.wall_seconds + 0.5)) + " s time limit; everything it started was killed");
   if (oom) say("the memory limit (" + std::to_string(spec.memory_mb) + " MiB for all its processes together) was reached");
-  const std::string line = isolation + ",\"outcome\":\"" + json_escape(outcome) + "\",\"seconds\":" +
-                           std::to_string(now_seconds() - start) + "}\n";
-  if (!spec.report_isolation.empty()) {
-    int fd = ::open(spec.report_isolation.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      (void)!::write(fd, line.data(), line.size());
-      ::close(fd);
-    }
-  } else if (std::string(level) != "full" && !spec.quiet) {
-    say("isolation " + line.substr(0, line.size() - 1));
-  }
-  if (sig_to_raise) {
-    // Pass the command's fate on unchanged: die of the same signal.
-    ::signal(sig_to_raise, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::kill(::getpid(), sig_to_raise);
-  }
-  return exit_status;
+  isolation["outcome"] = o.words;  // for people; the fields below are what programs read
+  isolation["timed_out"] = o.timed_out;
+  isolation["setup_failed"] = o.setup_failed;
+  isolation["memory_limit_reached"] = oom;
+  isolation["exit_status"] = o.exit_status;
+  isolation["seconds"] = now_seconds() - start;
+  write_report(spec, isolation);
+  if (o.signal_to_raise) raise_command_signal(o.signal_to_raise);
+  return o.exit_status;
 }
 
 }  // namespace grading

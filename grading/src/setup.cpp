@@ -2,9 +2,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
+#include "emulator_verdicts.h"
 #include "lab_report.h"
 #include "util.h"
 
@@ -102,6 +104,15 @@ std::string check_line(const CheckOutcome& c) {
   return line;
 }
 
+// The folders of a PATH-like value ("a:b:c"), empty ones left out.
+std::vector<std::string> path_list(const std::string& value) {
+  std::vector<std::string> out;
+  std::istringstream in(value);
+  for (std::string part; std::getline(in, part, ':');)
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
 // Words of a command's output, one per space or line.
 std::vector<std::string> words(const std::string& text) {
   std::vector<std::string> out;
@@ -116,14 +127,25 @@ std::vector<std::string> words(const std::string& text) {
 // folders (build/grading: other students, the reference's build), not the grades or the
 // submissions (never under a path listed here); inside the view, every folder of generated
 // copies of the solutions is covered.
+// With the emulator on, the CPU backend's build is in view too; and the folders of the build's
+// own CPATH and LIBRARY_PATH (libraries carried beside the checkout).
 void set_build_view(GradingContext& ctx) {
-  std::string out;
-  if (std::string err = run_trusted_make(ctx, {"grading-build-view"}, &out); !err.empty())
-    throw SetupError("make grading-build-view does not say what a student's build reads:\n" + indented(err));
-  for (const std::string& w : words(out)) {
+  std::vector<std::string> backends = {ctx.backend};
+  if (ctx.emulator.enabled && ctx.backend != "cpu") backends.push_back("cpu");
+  std::vector<std::string> shown;
+  for (const std::string& backend : backends) {
+    std::string out;
+    if (std::string err = run_trusted_make(ctx, {"grading-build-view"}, &out, backend); !err.empty())
+      throw SetupError("make grading-build-view does not say what a student's build reads:\n" + indented(err));
+    for (const std::string& w : words(out)) shown.push_back(w);
+  }
+  for (const std::string& setting : ctx.build_env)
+    for (const std::string& folder : path_list(setting.substr(setting.find('=') + 1))) shown.push_back(folder);
+  for (const std::string& w : shown) {
     const fs::path p = fs::path(w).is_absolute() ? fs::path(w) : ctx.repo / w;
     std::error_code ec;
-    if (w.find("..") == std::string::npos && fs::exists(p, ec)) ctx.build_view.push_back(p.string());
+    const bool is_new = std::find(ctx.build_view.begin(), ctx.build_view.end(), p.string()) == ctx.build_view.end();
+    if (w.find("..") == std::string::npos && fs::exists(p, ec) && is_new) ctx.build_view.push_back(p.string());
   }
   if (!ctx.nvcc.empty()) ctx.build_view.push_back(fs::path(ctx.nvcc).parent_path().parent_path().string());
   for (const std::string& shown : ctx.build_view) {
@@ -159,6 +181,13 @@ void build_course(GradingContext& ctx) {
                      " BACKEND=" + ctx.backend + "):\n" + indented(err));
   ctx.checker = ctx.repo / "build" / ctx.backend / "check" / ("lab" + lab);
   if (!fs::exists(ctx.checker)) throw SetupError("no checker at " + ctx.checker.string() + " after building it");
+  if (ctx.emulator.enabled) {
+    if (std::string err = run_trusted_make(ctx, {"lab-checker", "grading-runner-prereqs"}, nullptr, "cpu"); !err.empty())
+      throw SetupError("lab " + lab + "'s CPU backend, which judges the checks a GPU cannot (barriers), does not build "
+                       "(make lab-checker grading-runner-prereqs LAB=" + lab + " BACKEND=cpu; it needs Boost.Context, or "
+                       "grade with --emulator-verdicts never):\n" + indented(err));
+    ctx.emulator.checker = ctx.repo / "build" / "cpu" / "check" / ("lab" + lab);
+  }
   if (ctx.jailed) set_build_view(ctx);
 }
 
@@ -183,6 +212,34 @@ std::optional<ShippedStub> shipped_stub(const fs::path& repo, const std::string&
   if (auto text = read_file(repo / rel, 4u << 20)) return ShippedStub{*text, rel + " (no git history here: as it is on disk)"};
   return std::nullopt;
 }
+
+namespace {
+
+// The reference's emulator-judged checks (ctx.emulator on), from an emulator run of its file:
+// the solution must pass them; its run's length sets the emulator's per-check limit.
+void judge_reference_on_emulator(const GradingContext& ctx, const Built& built, const std::string& who,
+                                 bool is_solution, ReferenceFacts& facts) {
+  if (!ctx.emulator.enabled || !has_emulator_checks(facts.checks)) return;
+  if (built.emulator_runner.empty())
+    throw SetupError(who + " does not build for the CPU backend, whose emulator judges the checks a GPU cannot (" +
+                     built.emulator_problem + "); fix that, or grade with --emulator-verdicts never");
+  const fs::path source = ctx.work / built.result.student / "src" / ctx.lab_file_name;
+  EmulatorRun emu;
+  try {
+    emu = run_emulator(ctx, built, {"--seed", std::to_string(random_u64() >> 1), "--source", source.string()});
+  } catch (const std::exception& e) {
+    throw SetupError(who + ": the CPU backend's report could not be read (" + e.what() + ")");
+  }
+  if (!emu.checks) throw SetupError(who + ", run on the CPU backend's emulator: " + emu.problem);
+  take_emulator_verdicts(facts.checks, *emu.checks);
+  for (const auto& c : facts.checks)
+    if (is_solution && c.judged_by == "emulator" && c.status != "pass" && c.status != "skipped")
+      throw SetupError(who + ", run on the CPU backend's emulator the way a student's file is, fails here:\n    " +
+                       check_line(c));
+  facts.emulator_seconds = emu.seconds;
+}
+
+}  // namespace
 
 ReferenceFacts prove_reference(const GradingContext& ctx, const fs::path& source, bool is_solution,
                                const std::vector<std::string>& slots) {
@@ -224,6 +281,9 @@ ReferenceFacts prove_reference(const GradingContext& ctx, const fs::path& source
     facts.seconds = std::max(facts.seconds, run.raw.seconds);
     if (auto j = nlohmann::json::parse(run.report_json); j.contains("title")) facts.title = j["title"].get<std::string>();
   }
+  judge_reference_on_emulator(ctx, built, who, is_solution, facts);
+  for (auto& c : facts.checks)
+    if (c.status != "skipped") c.message.clear(), c.details.clear();
   return facts;
 }
 
@@ -239,7 +299,7 @@ void prove_stub(const GradingContext& ctx, const ShippedStub& stub, const std::s
   } catch (const std::exception& e) {
     throw SetupError(who + ", run the way a student's file is, left no report:\n" + indented(e.what()));
   }
-  if (!r.reason.empty() && r.reason.rfind("stub:", 0) != 0)
+  if (!r.reason.empty() && !looks_handed_in_as_stub(r.checks))
     throw SetupError(who + ", run the way a student's file is, did not finish: " + r.reason + jail_advice(ctx));
   for (const auto& c : r.checks)
     if (c.status == "error")

@@ -40,6 +40,7 @@ struct ReferenceFacts {
   std::vector<CheckOutcome> checks;
   std::map<std::string, double> ms, naive_ms;  // by GPU ("" on the CPU)
   double seconds = 0;                          // its longest run
+  double emulator_seconds = 0;                 // its emulator run (ctx.emulator on)
   std::string title;
 };
 

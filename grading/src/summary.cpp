@@ -19,7 +19,7 @@ std::vector<std::string> failure_reasons(const StudentResult& r) {
   std::set<std::string> out;
   for (const auto& c : r.checks) {
     if (c.status == "fail") out.insert("wrong answers");
-    if (c.status == "error") out.insert(c.own_process ? "crashed or hung" : "CUDA errors");
+    if (c.status == "error") out.insert(ended_its_runner(c) ? "crashed or hung" : "CUDA errors");
     if (c.status == "not_run") out.insert("checks that could not run");
   }
   if (out.empty() && !r.reason.empty()) out.insert("no report from the full run");

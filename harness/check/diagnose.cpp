@@ -71,6 +71,62 @@ bool only_partial_tiles(const std::vector<bool>& wrong, const OutputLayout& l) {
   return true;
 }
 
+// A wrong sum, explained from the prefix sums p (p[k]: the first k inputs) where the rounding
+// tolerance leaves no doubt: a whole aligned block left out (or added twice), or a sum that
+// stopped after the first m elements.
+void explain_wrong_sum(CheckResult& r, double expected, float got, size_t n, const std::vector<double>& p) {
+  // Two explanations compete: a whole aligned block left out (or added twice), and a sum that
+  // stopped after the first m elements. Each is named only when the rounding tolerance
+  // leaves no doubt: with a wide tolerance (large n) many blocks fit, and naming one of
+  // them would send a student to look at the wrong place.
+  const double missing = expected - got;  // positive: elements left out; negative: added twice
+  std::set<std::pair<size_t, size_t>> fitting;  // distinct [start, end) ranges within tolerance
+  size_t block_width = 0;                        // the largest width that gives the first one
+  double block_err = INFINITY;
+  for (size_t width = 32; width <= 4096 && width < n; width *= 2) {
+    for (size_t start = 0; start < n; start += width) {
+      size_t end = std::min(n, start + width);
+      double err = std::fabs(std::fabs(missing) - (p[end] - p[start]));
+      if (err > r.tolerance) continue;
+      // The same range at a larger width (a tail shorter than every width): name the larger,
+      // closer to the block sizes students use.
+      if (fitting.insert({start, end}).second) {
+        if (fitting.size() == 1) block_width = width, block_err = err;
+      } else if (fitting.size() == 1) {
+        block_width = width;
+      }
+      if (fitting.size() > 1) break;
+    }
+    if (fitting.size() > 1) break;
+  }
+  // Inputs are positive, so the prefix sums rise: the m with p[m] within tolerance of `got`
+  // form one run, found by bisection.
+  const size_t m_lo = size_t(std::lower_bound(p.begin(), p.end(), double(got) - r.tolerance) - p.begin());
+  const size_t m_hi = std::min(n, size_t(std::upper_bound(p.begin(), p.end(), double(got) + r.tolerance) - p.begin()));
+  const bool prefix_fits = missing > 0 && m_lo < m_hi;  // m in [m_lo, m_hi) fit; m = n is the right answer
+  if (fitting.size() == 1) {
+    const auto [start, end] = *fitting.begin();
+    // A sum that stopped before the last block is both; the block is the more specific.
+    bool prefix_is_better = prefix_fits && end != n && std::fabs(p[m_lo] - got) < block_err;
+    if (!prefix_is_better) {
+      bool last = end == n && end - start < block_width;
+      r.notes.push_back(std::string("off by exactly the value of one block, it seems: elements [") + with_commas(start) +
+                        ", " + with_commas(end) + ") " + (missing > 0 ? "were left out" : "were added twice") +
+                        " (with blocks of " + std::to_string(block_width) + " elements, that is block " +
+                        with_commas(start / block_width) + (last ? ", the last and partial one)" : ")"));
+      return;
+    }
+  }
+  if (prefix_fits) {
+    if (m_hi - m_lo == 1)
+      r.notes.push_back("your sum equals the sum of the first " + with_commas(m_lo) + " elements: every element from index " +
+                        with_commas(m_lo) + " on was left out");
+    else
+      r.notes.push_back("your sum equals the sum of the first m elements, for an m between " + with_commas(m_lo) + " and " +
+                        with_commas(m_hi - 1) + " (rounding allows no closer answer): the elements after them were left out");
+  }
+}
+
 }  // namespace
 
 std::string describe_pattern(const std::vector<bool>& wrong, const std::vector<bool>& unwritten,
@@ -182,57 +238,7 @@ CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
     return r;
   }
   if (!prefix || prefix->size() != n + 1) return r;
-  const auto& p = *prefix;
-  // Two explanations compete: a whole aligned block left out (or added twice), and a sum that
-  // stopped after the first m elements. Each is named only when the rounding tolerance
-  // leaves no doubt: with a wide tolerance (large n) many blocks fit, and naming one of
-  // them would send a student to look at the wrong place.
-  const double missing = expected - got;  // positive: elements left out; negative: added twice
-  std::set<std::pair<size_t, size_t>> fitting;  // distinct [start, end) ranges within tolerance
-  size_t block_width = 0;                        // the largest width that gives the first one
-  double block_err = INFINITY;
-  for (size_t width = 32; width <= 4096 && width < n; width *= 2) {
-    for (size_t start = 0; start < n; start += width) {
-      size_t end = std::min(n, start + width);
-      double err = std::fabs(std::fabs(missing) - (p[end] - p[start]));
-      if (err > r.tolerance) continue;
-      // The same range at a larger width (a tail shorter than every width): name the larger,
-      // closer to the block sizes students use.
-      if (fitting.insert({start, end}).second) {
-        if (fitting.size() == 1) block_width = width, block_err = err;
-      } else if (fitting.size() == 1) {
-        block_width = width;
-      }
-      if (fitting.size() > 1) break;
-    }
-    if (fitting.size() > 1) break;
-  }
-  // Inputs are positive, so the prefix sums rise: the m with p[m] within tolerance of `got`
-  // form one run, found by bisection.
-  const size_t m_lo = size_t(std::lower_bound(p.begin(), p.end(), double(got) - r.tolerance) - p.begin());
-  const size_t m_hi = std::min(n, size_t(std::upper_bound(p.begin(), p.end(), double(got) + r.tolerance) - p.begin()));
-  const bool prefix_fits = missing > 0 && m_lo < m_hi;  // m in [m_lo, m_hi) fit; m = n is the right answer
-  if (fitting.size() == 1) {
-    const auto [start, end] = *fitting.begin();
-    // A sum that stopped before the last block is both; the block is the more specific.
-    bool prefix_is_better = prefix_fits && end != n && std::fabs(p[m_lo] - got) < block_err;
-    if (!prefix_is_better) {
-      bool last = end == n && end - start < block_width;
-      r.notes.push_back(std::string("off by exactly the value of one block, it seems: elements [") + with_commas(start) +
-                        ", " + with_commas(end) + ") " + (missing > 0 ? "were left out" : "were added twice") +
-                        " (with blocks of " + std::to_string(block_width) + " elements, that is block " +
-                        with_commas(start / block_width) + (last ? ", the last and partial one)" : ")"));
-      return r;
-    }
-  }
-  if (prefix_fits) {
-    if (m_hi - m_lo == 1)
-      r.notes.push_back("your sum equals the sum of the first " + with_commas(m_lo) + " elements: every element from index " +
-                        with_commas(m_lo) + " on was left out");
-    else
-      r.notes.push_back("your sum equals the sum of the first m elements, for an m between " + with_commas(m_lo) + " and " +
-                        with_commas(m_hi - 1) + " (rounding allows no closer answer): the elements after them were left out");
-  }
+  explain_wrong_sum(r, expected, got, n, *prefix);
   return r;
 }
 

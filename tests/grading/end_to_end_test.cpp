@@ -46,6 +46,9 @@ std::vector<std::string> grader_args(const fs::path& grades, const fs::path& wor
 
 // The students of the run that is killed mid-way: a few, so that it is quick.
 const char* kSmallClass[] = {"correct", "wrong_answer", "exit_frames", "context_crash", "host_sum"};
+// The students graded again with the emulator's verdicts taken from a run of their own (what a
+// GPU grader does for barriers): a barrier inside an `if`, a correct file, the stub.
+const char* kEmulatorClass[] = {"barrier_in_if", "correct", "stub_as_handed_out"};
 
 // The students whose rows differ between two gradebooks, with both rows: what a failed
 // comparison needs to say.
@@ -121,6 +124,8 @@ void make_submissions() {
   REQUIRE(::mkfifo((kRoot / "subs" / "piped_lab1.cu").c_str(), 0644) == 0);
   fs::create_directories(kRoot / "small");
   for (const char* s : kSmallClass) fs::copy(kRoot / "subs" / s, kRoot / "small" / s, fs::copy_options::recursive);
+  fs::create_directories(kRoot / "emulator");
+  for (const char* s : kEmulatorClass) fs::copy(kRoot / "subs" / s, kRoot / "emulator" / s, fs::copy_options::recursive);
 }
 
 std::map<std::string, std::vector<std::string>> gradebook(const fs::path& grades) {
@@ -176,7 +181,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   INFO(*read_file(kRoot / "run1.log"));
 
   auto book = gradebook(grades);
-  CHECK(book.size() == 34);
+  CHECK(book.size() == 35);
   auto full = [&](const std::string& s) { return book.count(s) && book[s][1] == book[s][2] && book[s][1] != "0"; };
   auto zero = [&](const std::string& s) { return book.count(s) && book[s][1] == "0"; };
   auto verdict = [&](const std::string& s) { return book.count(s) ? book[s][3] : std::string("absent"); };
@@ -269,6 +274,16 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(loop_s >= kCheckTimeout);
   CHECK(loop_s <= correct_s + kCheckTimeout + 8);
 
+  // A barrier inside `if (threadIdx.x < len)`: right sums, and the barriers check lost, by its
+  // cause (issue 18).
+  json divergent = result(grades, "barrier_in_if");
+  CHECK(check_status(divergent, "partial_last_block") == "pass");
+  CHECK(check_status(divergent, "barriers") == "fail");
+  for (const auto& c : divergent["checks"])
+    if (c["id"] == "barriers") CHECK(c["cause"] == "barrier_divergence");
+  CHECK(std::stod(book["barrier_in_if"][1]) < std::stod(book["barrier_in_if"][2]));
+  CHECK(std::stod(book["barrier_in_if"][1]) > 0);
+
   json crash = result(grades, "context_crash");
   CHECK(check_status(crash, "one_partial_block") == "error");
   CHECK(check_status(crash, "odd_size") == "pass");
@@ -300,7 +315,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "results.json does not follow Gradescope's schema");
 
   json summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
-  CHECK(summary["students"] == 34);
+  CHECK(summary["students"] == 35);
   CHECK(summary["passed"] == 5 + timing_attacks_passed);
   // What the class report reads: the lab's checks in order, and per student a pseudonym (the
   // same on the next run, never the name), each check's status, and the source as graded
@@ -314,7 +329,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
     CHECK(r["pseudonym"].get<std::string>().rfind("anon-", 0) == 0);
     CHECK(r["pseudonym"].get<std::string>().find(r["student"].get<std::string>()) == std::string::npos);
   }
-  CHECK(pseudonyms.size() == 34);
+  CHECK(pseudonyms.size() == 35);
   CHECK(by_student["correct"]["checks"]["one_element"] == "pass");
   CHECK(by_student["correct"]["speed"]["status"] == "not graded");
   CHECK(fs::exists(by_student["correct"]["source"].get<std::string>()));
@@ -326,7 +341,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   REQUIRE(wait_for(start(grader_args(grades, kRoot / "work"), kRoot / "run2.log")) == 0);
   summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
   CHECK(summary["graded_this_run"] == 0);
-  CHECK(summary["resumed"] == 34);
+  CHECK(summary["resumed"] == 35);
   CHECK_MESSAGE(gradebook(grades) == book, differing_rows(book, gradebook(grades)));
   for (const auto& r : summary["results"]) CHECK(by_student[r["student"]]["pseudonym"] == r["pseudonym"]);
 
@@ -374,20 +389,33 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK_MESSAGE(std::system(("! " + leftovers + " >/dev/null").c_str()) == 0, leftovers);
 
   // The GPU's schedule (the checks of several students at once, then each correct kernel's
-  // timing run alone), run here on the CPU backend through the grader's test variable: the
+  // timing run alone), run here on the CPU backend through the grader's --time-apart: the
   // same gradebook, and the correct students went through a timing run of their own.
   const fs::path grades3 = kRoot / "grades-two-phase";
   std::vector<std::string> two_phase = grader_args(grades3, kRoot / "work3", "small");
   two_phase.insert(two_phase.end(), {"--parallel-runs", "2"});
-  setenv("CUDALAB_GRADER_TEST_TIME_APART", "1", 1);
-  const int two_phase_status = wait_for(start(two_phase, kRoot / "run6.log"));
-  unsetenv("CUDALAB_GRADER_TEST_TIME_APART");
-  REQUIRE(two_phase_status == 0);
+  two_phase.push_back("--time-apart");
+  REQUIRE(wait_for(start(two_phase, kRoot / "run6.log")) == 0);
   const std::string run6 = read_file(kRoot / "run6.log").value_or("");
   CHECK_MESSAGE(run6.find("checks of 2 students at once") != std::string::npos, run6);
   CHECK_MESSAGE(gradebook(grades3) == expected, differing_rows(expected, gradebook(grades3)));
   CHECK(result(grades3, "correct")["timing_status"] == "emulated");
   CHECK(result(grades3, "correct")["timing_note"].get<std::string>().find("emulated") != std::string::npos);
+
+  // The GPU grader's path for the checks only the emulator can judge, exercised on the CPU
+  // backend (--emulator-verdicts always): each file is built for the CPU backend a second time
+  // and barriers is taken from that run. The same verdicts and points as the checker's own.
+  const fs::path grades5 = kRoot / "grades-emulator";
+  std::vector<std::string> emulator_run = grader_args(grades5, kRoot / "work5", "emulator");
+  emulator_run.insert(emulator_run.end(), {"--emulator-verdicts", "always"});
+  REQUIRE(wait_for(start(emulator_run, kRoot / "run9.log")) == 0);
+  for (const char* s : kEmulatorClass) {
+    CHECK_MESSAGE(gradebook(grades5)[s] == book[s], s);
+    CHECK_MESSAGE(check_status(result(grades5, s), "barriers") == check_status(result(grades, s), "barriers"), s);
+    CHECK_MESSAGE(fs::exists(kRoot / "work5" / s / "bin" / "lab-cpu"), s << ": no CPU build beside the runner");
+  }
+  CHECK(result(grades5, "barrier_in_if")["checks"].dump().find("judged by the CPU backend's emulator") != std::string::npos);
+  CHECK(result(grades5, "stub_as_handed_out")["reason"].get<std::string>().rfind("stub:", 0) == 0);
 
   // --shard K/N grades only its share and writes no class files; a run without it completes
   // the class (what a Slurm array and its final job do).

@@ -5,7 +5,9 @@
 #include <fstream>
 
 #include "discover.h"
+#include "emulator_verdicts.h"
 #include "grade_student.h"
+#include "lab_report.h"
 #include "result.h"
 #include "rubric.h"
 #include "scoring.h"
@@ -290,7 +292,7 @@ TEST_CASE("scoring: the naive anchor says both speed-ups; a lab whose naive kern
   StudentResult r;
   r.verdict = kGraded;
   r.backend = "cuda";
-  r.checks = {{"a", "", "pass", "", {}, false}};
+  r.checks = {{"a", "", "pass", "", {}}};
   r.student_ms = 0.25;      // 4x as fast as its run's naive kernel
   r.naive_ms = 1.0;
   r.reference_ms = 0.1;     // 16x as fast as its run's naive kernel
@@ -318,7 +320,7 @@ TEST_CASE("scoring: skipped checks leave the maximum; speed only for correct GPU
   StudentResult r;
   r.verdict = kGraded;
   r.backend = "cuda";
-  r.checks = {{"a", "", "pass", "", {}, false}, {"b", "", "pass", "", {}, false}, {"c", "", "skipped", "", {}, false}};
+  r.checks = {{"a", "", "pass", "", {}}, {"b", "", "pass", "", {}}, {"c", "", "skipped", "", {}}};
   r.student_ms = 2.4;
   r.reference_ms = 1.0;
   Score s = score(r, rubric);
@@ -362,12 +364,13 @@ TEST_CASE("results survive a round trip through JSON") {
   StudentResult r;
   r.student = "alice";
   r.verdict = kGraded;
-  r.checks = {{"a", "t", "fail", "m", {"d1"}, true}};
+  r.checks = {{"a", "t", "error", "m", {"d1"}, "time_limit", "checker"}};
   r.student_ms = 1.5;
   StudentResult back = result_from_json(to_json(r));
   CHECK(back.student == "alice");
   CHECK(back.checks[0].details == std::vector<std::string>{"d1"});
-  CHECK(back.checks[0].own_process);
+  CHECK(back.checks[0].cause == "time_limit");
+  CHECK(ended_its_runner(back.checks[0]));
   CHECK(*back.student_ms == 1.5);
   CHECK_FALSE(back.reference_ms);
   r.naive_ms = 3.0;
@@ -387,7 +390,7 @@ TEST_CASE("Gradescope leaderboard: a correct, timed kernel's time and speed-up; 
   StudentResult r;
   r.verdict = kGraded;
   r.backend = "cuda";
-  r.checks = {{"a", "", "pass", "", {}, false}};
+  r.checks = {{"a", "", "pass", "", {}}};
   r.student_ms = 0.25;
   r.naive_ms = 1.0;
   r.reference_ms = 0.1;
@@ -414,4 +417,67 @@ TEST_CASE("a visible check's message never names a hidden check, not even as a p
   CHECK(without_hidden_check_ids("the same error as check million_and_change", hidden) ==
         "the same error as check million_and_change");
   CHECK(without_hidden_check_ids("1,000,000 elements", hidden) == "1,000,000 elements");
+}
+
+// A check of a checker's report (schema 2), as the checker writes it.
+static nlohmann::json report_check(const std::string& id, const std::string& status, const std::string& cause,
+                                   const std::string& judged_by = "checker") {
+  return {{"id", id}, {"title", id}, {"status", status}, {"cause", cause}, {"judged_by", judged_by},
+          {"message", "words for people"}, {"notes", nlohmann::json::array()}};
+}
+
+TEST_CASE("the checker's report: each check's cause and judge are read as fields; another schema is refused") {
+  nlohmann::json report = {{"cudalab", kReportSchema}, {"lab", 1}, {"backend", "cuda"},
+                           {"checks", {report_check("one", "error", "time_limit"),
+                                       report_check("barriers", "skipped", "needs_emulator", "emulator")}}};
+  LabReport r = parse_lab_report(report.dump());
+  REQUIRE(r.checks.size() == 2);
+  CHECK(r.checks[0].cause == "time_limit");
+  CHECK(ended_its_runner(r.checks[0]));
+  CHECK(r.checks[1].judged_by == "emulator");
+  // A report of schema 1 (no causes) is the instructor's to fix, never read as a verdict.
+  report["cudalab"] = 1;
+  CHECK_THROWS_AS(parse_lab_report(report.dump()), ReportSchemaError);
+}
+
+TEST_CASE("a stub is told from a wrong answer by the causes, whatever the messages say") {
+  auto outcome = [](const std::string& status, const std::string& cause) {
+    CheckOutcome c;
+    c.status = status;
+    c.cause = cause;
+    c.message = "the output was never written";  // the words play no part
+    return c;
+  };
+  CHECK(looks_handed_in_as_stub({outcome("fail", "unwritten_output"), outcome("not_run", "not_judged")}));
+  CHECK_FALSE(looks_handed_in_as_stub({outcome("fail", "unwritten_output"), outcome("fail", "wrong_values")}));
+  CHECK_FALSE(looks_handed_in_as_stub({outcome("fail", "unwritten_output"), outcome("pass", "none")}));
+  CHECK_FALSE(looks_handed_in_as_stub({outcome("error", "crash")}));
+}
+
+TEST_CASE("emulator verdicts: the emulator-judged checks take the emulator run's verdict, the rest stay") {
+  CheckOutcome gpu_barriers;
+  gpu_barriers.id = "barriers";
+  gpu_barriers.status = "skipped";
+  gpu_barriers.cause = "needs_emulator";
+  gpu_barriers.judged_by = "emulator";
+  CheckOutcome gpu_sum;
+  gpu_sum.id = "one";
+  gpu_sum.status = "pass";
+  CheckOutcome cpu_barriers = gpu_barriers;
+  cpu_barriers.status = "fail";
+  cpu_barriers.cause = "barrier_divergence";
+  CheckOutcome cpu_sum = gpu_sum;
+  cpu_sum.status = "fail";  // the emulator's word on a check the GPU judges is not taken
+  std::vector<CheckOutcome> checks = {gpu_sum, gpu_barriers};
+  CHECK(has_emulator_checks(checks));
+  take_emulator_verdicts(checks, {cpu_sum, cpu_barriers});
+  CHECK(checks[0].status == "pass");
+  CHECK(checks[1].status == "fail");
+  CHECK(checks[1].cause == "barrier_divergence");
+  // Without an emulator run, the checker's own verdict stays, with the reason.
+  std::vector<CheckOutcome> kept = {gpu_sum, gpu_barriers};
+  keep_checker_verdicts(kept, "your file did not build for the CPU backend");
+  CHECK(kept[1].status == "skipped");
+  CHECK(kept[1].details.back().find("did not build") != std::string::npos);
+  CHECK_FALSE(has_emulator_checks({gpu_sum}));
 }
