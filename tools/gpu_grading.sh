@@ -8,8 +8,9 @@
 #
 # It works from a fresh copy (no build/ folder): it first builds the grader, the jail, lab 3's
 # checker and everything a student's build needs (make grading-setup), and stops there, with
-# the build's last lines, if that fails. The grader's libraries travel in .carry/deps (Debian
-# packages unpacked) when the machine lacks them. Where things go: CLASS (the submissions,
+# the build's last lines, if that fails. The grader's libraries, and Boost.Context for the CPU
+# build that judges barriers on a GPU too, travel in .carry/deps (Debian packages unpacked) when
+# the machine lacks them. Where things go: CLASS (the submissions,
 # made by tools/make_class.sh when missing), GRADES, OUT (logs and the gradebook's copy).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -30,6 +31,12 @@ else
 fi
 make -j"$(nproc)" BACKEND="$backend" grading-setup LAB=3 GRADING_LIBS="$libs" > "$OUT/grader_build.log" 2>&1 ||
   { tail -30 "$OUT/grader_build.log"; echo "gpu_grading: the grader's setup does not build (log: $OUT/grader_build.log)"; exit 1; }
+# On a GPU the grader also builds each file for the CPU backend, whose emulator judges barriers
+# (--emulator-verdicts auto): its checker and harness, with Boost.Context from .carry/deps.
+if [ "$backend" = cuda ]; then
+  make -j"$(nproc)" BACKEND=cpu lab-checker grading-runner-prereqs LAB=3 >> "$OUT/grader_build.log" 2>&1 ||
+    { tail -30 "$OUT/grader_build.log"; echo "gpu_grading: the CPU backend does not build (Boost.Context?)"; exit 1; }
+fi
 [ -d "$CLASS" ] || tools/make_class.sh "$n" "$CLASS"
 start=$(date +%s)
 timeout "$limit" ./build/grading/cudalab-grade --lab 3 --submissions "$CLASS" --grades "$GRADES" --backend "$backend" \

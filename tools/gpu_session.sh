@@ -104,7 +104,9 @@ if [ "$mode" = full ] || [ "$mode" = final ]; then
   log "grading on the GPU: the lab 1 fixture class (attacks included), as root"
   # The grader's libraries that this machine lacks travel in .carry/deps, as for
   # tools/gpu_grading.sh (Debian's toml++, CLI11, nlohmann-json and OpenSSL headers, a static
-  # libcrypto: apt-get download, then dpkg -x into .carry/deps).
+  # libcrypto, and Boost.Context's static library and the headers the emulator includes, for
+  # the CPU build that judges barriers on a GPU too: apt-get download, then dpkg -x into
+  # .carry/deps). The grader hands CPATH and LIBRARY_PATH on to every build, jailed or not.
   export CPATH="$PWD/.carry/deps/usr/include:$PWD/.carry/deps/usr/include/x86_64-linux-gnu"
   export LIBRARY_PATH="$PWD/.carry/deps/usr/lib/x86_64-linux-gnu"
   rm -rf /tmp/gpu-grades /tmp/gpu-grading-work
@@ -113,6 +115,9 @@ if [ "$mode" = full ] || [ "$mode" = final ]; then
     GRADE_ARGS="--work /tmp/gpu-grading-work" > "$OUT/logs/grade.log" 2>&1
   echo "grading: exit $? after $(( $(date +%s) - s )) s"
   cut -d, -f1-4 /tmp/gpu-grades/lab1/gradebook.csv 2>/dev/null | head -40
+  # Issue 18: a barrier inside an `if` loses the barriers points here as on the CPU backend.
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("barrier_in_if: barriers", *[(c["status"], c["cause"]) for c in r["checks"] if c["id"]=="barriers"])' \
+    /tmp/gpu-grades/lab1/students/barrier_in_if/result.json 2>&1
   grep -iE "isolation|jail|level" "$OUT/logs/grade.log" | head -5
   tail -15 "$OUT/logs/grade.log"
 fi
