@@ -139,8 +139,12 @@ void set_build_view(GradingContext& ctx) {
       throw SetupError("make grading-build-view does not say what a student's build reads:\n" + indented(err));
     for (const std::string& w : words(out)) shown.push_back(w);
   }
+  // Only the folders inside the checkout: a jail shows the system's folders already (a CUDA
+  // toolkit's stubs, say, often through a symbolic link, which a jail refuses to bind).
+  const std::string inside = ctx.repo.string() + "/";
   for (const std::string& setting : ctx.build_env)
-    for (const std::string& folder : path_list(setting.substr(setting.find('=') + 1))) shown.push_back(folder);
+    for (const std::string& folder : path_list(setting.substr(setting.find('=') + 1)))
+      if (folder.rfind(inside, 0) == 0) shown.push_back(folder);
   for (const std::string& w : shown) {
     const fs::path p = fs::path(w).is_absolute() ? fs::path(w) : ctx.repo / w;
     std::error_code ec;
