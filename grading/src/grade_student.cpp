@@ -335,6 +335,22 @@ std::optional<Built> build_runner(const GradingContext& ctx, unsigned index, con
   return std::nullopt;
 }
 
+// The checker's arguments for a student's checks: their seed, the per-check limit, the lab file
+// (read from here, not from the runner's word) and the hidden checks, which it runs last while
+// it keeps every word of the runner's out of its report (issue 16).
+std::vector<std::string> check_args(const GradingContext& ctx, const StudentResult& r, const fs::path& dir,
+                                    double check_timeout) {
+  std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--check-timeout",
+                                   std::to_string(std::max(1, int(check_timeout + 0.5)))};
+  args.insert(args.end(), {"--source", (dir / "src" / ctx.lab_file_name).string()});
+  if (!ctx.rubric.hidden.empty()) {
+    std::string ids;
+    for (const auto& id : ctx.rubric.hidden) ids += (ids.empty() ? "" : ",") + id;
+    args.insert(args.end(), {"--hidden-checks", ids});
+  }
+  return args;
+}
+
 // The same file built for the CPU backend beside the GPU runner (ctx.emulator on), in the same
 // jail: the emulator judges the checks a GPU cannot. A build that fails here (a file the CPU
 // backend cannot compile) costs nothing: those checks keep the checker's verdict, with a note.
@@ -376,9 +392,14 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   built.index = s.index;
   built.runner = runner;
   built.runnable = true;
-  if (ctx.emulator.enabled) build_emulator_runner(ctx, s.index, dir, src_file, built);
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   built.result = std::move(r);
+  if (ctx.emulator.enabled) build_emulator_runner(ctx, s.index, dir, src_file, built);
+  // The reference's emulator run is its own (setup.cpp): its length sets check_timeout.
+  if (!built.emulator_runner.empty() && ctx.emulator.check_timeout > 0) {
+    PhaseTimer step(ctx.clock, "build: emulator checks");
+    built.emulator_run = run_emulator(ctx, built, check_args(ctx, built.result, dir, ctx.emulator.check_timeout));
+  }
+  built.result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return built;
 }
 
@@ -525,22 +546,6 @@ void time_student(const GradingContext& ctx, const Built& built, StudentResult& 
 
 namespace {
 
-// The checker's arguments for a student's checks: their seed, the per-check limit, the lab file
-// (read from here, not from the runner's word) and the hidden checks, which it runs last while
-// it keeps every word of the runner's out of its report (issue 16).
-std::vector<std::string> check_args(const GradingContext& ctx, const StudentResult& r, const fs::path& dir,
-                                    double check_timeout) {
-  std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--check-timeout",
-                                   std::to_string(std::max(1, int(check_timeout + 0.5)))};
-  args.insert(args.end(), {"--source", (dir / "src" / ctx.lab_file_name).string()});
-  if (!ctx.rubric.hidden.empty()) {
-    std::string ids;
-    for (const auto& id : ctx.rubric.hidden) ids += (ids.empty() ? "" : ",") + id;
-    args.insert(args.end(), {"--hidden-checks", ids});
-  }
-  return args;
-}
-
 // Whether the jail's report (its JSON) says the memory limit was reached: a field, not a sentence.
 bool memory_limit_reached(const std::string& isolation_report) {
   const nlohmann::json j = nlohmann::json::parse(isolation_report, nullptr, false);
@@ -603,13 +608,15 @@ std::vector<CheckOutcome> checks_of_run(const GradingContext& ctx, const LabRun&
   return checks;
 }
 
-// The emulator-judged checks' verdicts from an emulator run of the same file (ctx.emulator on).
+// The emulator-judged checks' verdicts from an emulator run of the same file (ctx.emulator on):
+// the one made after the build, else (a file built before the limit was known) one made now.
 void add_emulator_verdicts(const GradingContext& ctx, const Built& built, const std::vector<std::string>& args,
                            std::vector<CheckOutcome>& checks) {
   if (!ctx.emulator.enabled || !has_emulator_checks(checks)) return;
   if (built.emulator_runner.empty()) return keep_checker_verdicts(checks, built.emulator_problem);
-  PhaseTimer step(ctx.clock, "checks: emulator");
-  EmulatorRun emu = run_emulator(ctx, built, args);
+  std::optional<PhaseTimer> step;
+  if (!built.emulator_run) step.emplace(ctx.clock, "checks: emulator");
+  const EmulatorRun emu = built.emulator_run ? *built.emulator_run : run_emulator(ctx, built, args);
   if (emu.checks)
     take_emulator_verdicts(checks, *emu.checks);
   else

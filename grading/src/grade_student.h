@@ -65,6 +65,13 @@ struct GradingContext {
   } emulator;
 };
 
+// What an emulator run of a file found (run_emulator): its checks, or why there are none.
+struct EmulatorRun {
+  std::optional<std::vector<CheckOutcome>> checks;
+  std::string problem;
+  double seconds = 0;
+};
+
 struct Built {
   StudentResult result;  // filled as far as known
   unsigned index = 0;    // the student's identity in the jail: uid_base + index
@@ -74,6 +81,10 @@ struct Built {
   // build failed, why (the emulator-judged checks then keep the checker's own verdict).
   std::filesystem::path emulator_runner;
   std::string emulator_problem;
+  // Its emulator run, made right after the build once ctx.emulator.check_timeout is known (a
+  // student's, not the reference's): it needs no GPU, so it runs on a builder's thread and never
+  // holds one of a GPU's run slots.
+  std::optional<EmulatorRun> emulator_run;
 };
 
 // The key resumption compares: the submitted bytes and the backend.
@@ -117,11 +128,6 @@ LabRun run_checker_program(const GradingContext& ctx, const std::filesystem::pat
 
 // The emulator run of a built submission (ctx.emulator on, its CPU runner built): the CPU
 // backend's checker with `args` (no timing), in the student's jail. The report, or why none.
-struct EmulatorRun {
-  std::optional<std::vector<CheckOutcome>> checks;
-  std::string problem;
-  double seconds = 0;
-};
 EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vector<std::string> args);
 
 // Whether a graded run looks like the stub handed in as it was: nothing passed, and every
