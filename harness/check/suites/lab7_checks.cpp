@@ -166,6 +166,7 @@ void explain_nan_sum(CheckResult& r, size_t n, const wire::Fill& fill, double ex
     r.message = "the sum was never written: d_sum still holds what it started with (the harness's NaN, and 1,000 when "
                 "the checker ran it again starting from 1,000)";
   } else if (within(expected, added, tol + 1e-6 * kStart) || (std::isfinite(again) && !no_atomic.empty())) {
+    r.cause = Cause::WrongValues;  // written after all: onto the poison, which looked unwritten
     r.message = "d_sum was never set to 0: your code adds onto the NaN it arrives with" + no_atomic;
     r.notes.erase(std::remove_if(r.notes.begin(), r.notes.end(),
                                  [](const std::string& s) { return s.find("d_sum arrives holding NaN") == 0; }),
