@@ -409,7 +409,7 @@ void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Su
   for (const auto& s : todo) to_build.push(s);
   to_build.close();
   const unsigned jobs = cfg.jobs ? cfg.jobs : std::max(1u, std::thread::hardware_concurrency());
-  // (The test variable runs this two-phase schedule on the CPU backend too, where the
+  // (--time-apart runs this two-phase schedule on the CPU backend too, where the
   // timing run only says "emulated": tests/grading checks that no result is lost in it.)
   const bool time_apart = ctx.backend == "cuda" || cfg.time_apart;
   std::vector<std::vector<std::pair<Built, StudentResult>>> to_time(run_slots.size());
