@@ -93,6 +93,7 @@ Options parse_options(int argc, const char* const* argv) {
     else if (arg == "--no-timing") o.timing = false;
     else if (arg == "--timing-only") o.timing_only = true;
     else if (arg == "--gpu-gate") o.gpu_gate = need_value();
+    else if (arg == "--largest") o.largest = parse_unsigned(need_value(), "--largest");
     else if (arg == "--all") o.all = true;
     else if (arg == "--list") o.list = true;
     else if (arg == "--help" || arg == "-h") o.help = true;
@@ -116,6 +117,7 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "                 the correct ones with the GPU to themselves); the timed runs still\n"
     << "                 check their own answers; the table then has the rows speed points\n"
     << "                 use (yours and the harness's naive kernel)\n"
+    << "  --largest N    only the checks of at most N elements (the grader's emulator run)\n"
     << "  --gpu-gate FILE  time only while holding FILE's lock, so that timing runs sharing a GPU\n"
     << "                 take turns (the grader starts the next one while this one measures)\n"
     << "  --all          run every check even when the smaller ones fail (on a terminal the\n"

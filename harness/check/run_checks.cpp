@@ -79,6 +79,10 @@ std::vector<CheckCase> select_cases(const LabSuite& suite, const Options& opt) {
     }
     cases = {*it};
   }
+  if (opt.largest)
+    cases.erase(std::remove_if(cases.begin(), cases.end(),
+                               [&](const CheckCase& c) { return c.shape.elements() > opt.largest; }),
+                cases.end());
   if (!opt.size && opt.only.empty()) cases.push_back(barriers_case());
   return cases;
 }

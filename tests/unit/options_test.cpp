@@ -75,3 +75,9 @@ TEST_CASE("--hidden-checks takes ids, comma-separated or repeated; --source a pa
   CHECK(o.source == "s/lab1.cu");
   CHECK(parse({}).hidden_checks.empty());
 }
+
+TEST_CASE("--largest keeps a number, and refuses what is not one") {
+  CHECK(parse({"--largest", "1048576"}).largest == 1048576);
+  CHECK(parse({}).largest == 0);
+  CHECK_THROWS(parse({"--largest", "many"}));
+}
