@@ -20,7 +20,9 @@ std::vector<std::string> failure_reasons(const StudentResult& r) {
   for (const auto& c : r.checks) {
     if (c.status == "fail") out.insert("wrong answers");
     if (c.status == "error") out.insert(ended_its_runner(c) ? "crashed or hung" : "CUDA errors");
-    if (c.status == "not_run") out.insert("checks that could not run");
+    // A verdict over the other checks (barriers) is "not judged" when none of them passed: that
+    // is those checks' failure, not a reason of its own.
+    if (c.status == "not_run" && c.cause != "not_judged") out.insert("checks that could not run");
   }
   if (out.empty() && !r.reason.empty()) out.insert("no report from the full run");
   return {out.begin(), out.end()};
