@@ -90,7 +90,8 @@
 //  MAKING IT FAST: WHAT THE REFERENCE ADDS
 //  ---------------------------------------
 //  On an H100, 2^28 uniform bytes: the global-atomics kernel takes 69.1 ms; your privatized
-//  kernel [H100: pending]; the reference 0.094 ms, 2,866 GB/s, 97% of a device-to-device copy
+//  kernel 0.396 ms (in tools/bench_steps, whose figures follow); the reference 0.094 ms,
+//  2,866 GB/s, 97% of a device-to-device copy
 //  and 1.4x faster than CUB (0.133 ms). It gets there in four steps, each one change to the
 //  kernel you wrote; tools/bench_steps times each on its own (make bench-steps).
 //
@@ -103,7 +104,7 @@
 //     cudaMalloc's pointers do, but lab6::histogram promises any pointer, so the `head` bytes
 //     before the first 16-byte boundary and the last (n - head) % 16 are counted one by one,
 //     by 16 threads of block 0. The grid now needs ceil(n / 16 / kThreads) blocks at most.
-//     [H100: pending] (from [H100: pending] for byte loads).
+//     On the H100: 0.126 ms, 2,130 GB/s (from 0.396 ms, 677 GB/s, for byte loads): 3.15x.
 //
 //  2. Two loads in flight. A load from memory takes several hundred nanoseconds to arrive, and
 //     a thread that counts each vector before asking for the next one waits that long every
@@ -117,7 +118,8 @@
 //         if (i < n16) count(in16[i]);                      // the odd one out
 //
 //     The two loads are the grid-stride loop's two next steps, so a warp's loads stay
-//     neighbours and the grid still sweeps the input front to back. [H100: pending].
+//     neighbours and the grid still sweeps the input front to back. On the H100: 0.123 ms
+//     (1.03x; on skewed bytes 0.107 -> 0.106 ms).
 //
 //  3. One histogram per lane. Shared memory is 32 banks of 4-byte words; bin v of a plain
 //     s_hist lives in bank v % 32, so two lanes counting different bins of the same bank wait
@@ -127,10 +129,11 @@
 //     shared memory per block (fewer blocks fit on a multiprocessor, which the grid's size from
 //     cudaOccupancyMaxActiveBlocksPerMultiprocessor follows by itself), and step 5 first adds
 //     the 32 copies of a bin; thread t starts at copy t % 32, so that the warp reading them
-//     reads 32 different banks. Uniform bytes: [H100: pending]; skewed: [H100: pending] (CUB:
+//     reads 32 different banks. Uniform bytes: 0.104 ms, 2,584 GB/s (1.18x); skewed: 0.104 ms
+//     (1.02x) (CUB:
 //     0.112 ms).
 //
-//  4. Ask for the grid once. The three queries that size the grid cost [H100: pending] on the
+//  4. Ask for the grid once. The three queries that size the grid cost 0.46 us on the
 //     host per call, while the kernel itself runs for about 94 us, and their answer never
 //     changes in a process. The reference keeps it in a function-local static, which C++
 //     initialises exactly once, on the first call, even with several threads calling:
