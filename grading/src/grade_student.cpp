@@ -516,7 +516,12 @@ void time_student(const GradingContext& ctx, const Built& built, StudentResult& 
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
   std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--timing-only"};
   if (!gate.empty()) args.insert(args.end(), {"--gpu-gate", gate.string()});
-  LabRun run = run_checker(ctx, built.runner, dir, args, ctx.run_timeout, gpu, runner_jail(ctx, built, run_dir));
+  // A run that takes turns may first wait out the whole limit of the run ahead of it (one that
+  // hangs): that wait is the grader's schedule, not this student's time, so it gets a limit more.
+  const double limit = gate.empty() ? ctx.run_timeout : 2 * ctx.run_timeout;
+  std::optional<JailSpec> jail = runner_jail(ctx, built, run_dir);
+  if (jail) jail->wall_seconds = limit;
+  LabRun run = run_checker(ctx, built.runner, dir, args, limit, gpu, jail);
   r.gpu = gpu;
   r.student_ms.reset();
   r.naive_ms.reset();
