@@ -19,26 +19,17 @@ std::string baseline_runner_path(int lab) {
   return dir + "/baselines/lab" + std::to_string(lab) + "-runner";
 }
 
-RunnerConfig baseline_runner_config(const std::string& program, const RunnerConfig& student) {
-  RunnerConfig c;
-  c.program = program;
-  c.timeout_seconds = student.timeout_seconds;
-  c.harness_code = true;
-  return c;
-}
-
 }  // namespace
-
-void prestart_baseline_runner(int lab) {
-  const std::string program = baseline_runner_path(lab);
-  if (!program.empty() && access(program.c_str(), X_OK) == 0) runner_prestart(baseline_runner_config(program, runner_config()));
-}
 
 BaselineSession::BaselineSession(int lab) : lab_(lab), saved_(runner_config()), program_(baseline_runner_path(lab)) {
   // Never beside the student's code: the caller ended it already (student_processes_ended());
   // this only makes sure, and starts the baseline runner lazily, on its first call.
   end_student_processes();
-  runner_configure(baseline_runner_config(program_, saved_), lab);
+  RunnerConfig c;
+  c.program = program_;
+  c.timeout_seconds = saved_.timeout_seconds;
+  c.harness_code = true;
+  runner_configure(c, lab);
 }
 
 BaselineSession::~BaselineSession() {

@@ -23,13 +23,6 @@ using VerifyCall = std::function<std::string(int rep, const LabCall&, const LabC
 
 // Lab `lab`'s baseline runner for as long as it lives: made after the student's processes have
 // ended (student_processes_ended()), and ended, with every process of its own, when it goes.
-// Starts lab `lab`'s baseline runner in the background now, for the first BaselineSession to
-// take: its process and CUDA context (about a quarter of a second) are then made before the
-// checker waits for its turn on the GPU (--gpu-gate), not while it holds the GPU. The baseline
-// runner is the harness's code and runs outside the student's jail, so the student's runner,
-// alive meanwhile, cannot reach it; nothing is timed until the student's processes have ended.
-void prestart_baseline_runner(int lab);
-
 class BaselineSession {
  public:
   explicit BaselineSession(int lab);

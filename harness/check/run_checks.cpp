@@ -10,7 +10,6 @@
 #include <optional>
 #include <string>
 
-#include "baseline_timing.h"
 #include "gpu_gate.h"
 #include "lab_call.h"
 #include "options.h"
@@ -24,9 +23,6 @@
 #include "schedule_probe.h"
 #include "suite.h"
 #include "terminal_report.h"
-#ifndef CUDALAB_BACKEND_CPU
-#include "timer.h"
-#endif
 
 namespace cudalab {
 namespace {
@@ -295,13 +291,7 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
 #ifndef CUDALAB_BACKEND_CPU
   try {
     TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only};
-    // What takes time but needs no quiet GPU happens before the turn, and before anything is
-    // timed: the student's runner is up (its hello came); the baseline runner and the checker's
-    // own CUDA context start now, side by side.
-    prestart_baseline_runner(rec.lab);
-    make_checker_context();
-    runner_await_standby();
-    const GpuGate turn(opt.gpu_gate);
+    const GpuGate turn(opt.gpu_gate);  // the runner is up (its hello came): only the timing waits
     t = lab_timing(req);
   } catch (const std::exception& e) {
     t = TimingReport{};

@@ -1,6 +1,5 @@
 #include "runner_session.h"
 
-#include <future>
 #include <stdexcept>
 
 namespace cudalab {
@@ -8,18 +7,6 @@ namespace {
 RunnerConfig g_config;
 int g_lab = 0;
 std::unique_ptr<RunnerProcess> g_runner;
-std::string g_standby_program;
-std::future<std::unique_ptr<RunnerProcess>> g_standby;
-
-// The standby runner, when it was started for the configured program and started well.
-std::unique_ptr<RunnerProcess> take_standby() {
-  if (!g_standby.valid() || g_standby_program != g_config.program) return nullptr;
-  try {
-    return g_standby.get();
-  } catch (const std::exception&) {
-    return nullptr;  // it did not start: runner() starts one itself and says why if that fails too
-  }
-}
 }  // namespace
 
 void runner_configure(const RunnerConfig& config, int lab) {
@@ -29,20 +16,9 @@ void runner_configure(const RunnerConfig& config, int lab) {
 
 const RunnerConfig& runner_config() { return g_config; }
 
-void runner_prestart(const RunnerConfig& config) {
-  if (!config.harness_code) throw std::logic_error("only the harness's own runners start ahead of use");
-  g_standby_program = config.program;
-  g_standby = std::async(std::launch::async, [config] { return std::make_unique<RunnerProcess>(config); });
-}
-
-void runner_await_standby() {
-  if (g_standby.valid()) g_standby.wait();
-}
-
 RunnerProcess& runner() {
   if (!g_runner) {
-    auto r = take_standby();
-    if (!r) r = std::make_unique<RunnerProcess>(g_config);
+    auto r = std::make_unique<RunnerProcess>(g_config);
     if (int(r->hello().lab) != g_lab)
       throw std::runtime_error("the kernel runner " + g_config.program + " was built for lab " +
                                std::to_string(r->hello().lab) + ", not lab " + std::to_string(g_lab));
@@ -58,14 +34,7 @@ std::string runner_discard() {
   return how;
 }
 
-void runner_finish() {
-  end_student_processes();
-  if (!g_standby.valid()) return;
-  try {
-    g_standby.get().reset();  // never taken: stopped now, not at exit
-  } catch (const std::exception&) {
-  }
-}
+void runner_finish() { end_student_processes(); }
 
 bool end_student_processes() {
   if (!g_runner) return true;

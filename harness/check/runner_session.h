@@ -15,14 +15,6 @@ RunnerProcess& runner();
 // Ends the current runner (after a crash, a hang, garbage or a lost context) and returns how it
 // had ended ("was killed by signal 11 (...)", or "").
 std::string runner_discard();
-// Starts a runner for `config` in the background (its process, its CUDA context, its hello), for
-// runner() to take once it is configured with the same program. Only for the harness's own
-// runners (config.harness_code): they run outside the student's jail, so the student's runner,
-// alive meanwhile, cannot reach them. A standby never taken is stopped by runner_finish().
-void runner_prestart(const RunnerConfig& config);
-// Waits until the standby runner has started (or failed to): nothing of the checker's own then
-// starts up while it times.
-void runner_await_standby();
 // Tells the runner to quit, at the end of the run.
 void runner_finish();
 // Ends the student's processes before the checker times anything of its own (the baselines,

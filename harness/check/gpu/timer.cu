@@ -48,8 +48,6 @@ Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg, const
   return t;
 }
 
-void make_checker_context() { require(cudaFree(nullptr), "making the checker's CUDA context"); }
-
 Timing time_host(const std::function<void()>& work, int repeats) {
   require_no_student_process("one CPU core's time");
   Timing t;

@@ -25,11 +25,6 @@ struct Timing {
 Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg = {},
                 const std::function<void()>& prepare = nullptr);
 
-// Makes the checker's own CUDA context (a tenth of a second or more) now, so that it is not
-// made later inside the timing's turn on the GPU (--gpu-gate). Throws CudaFailure-style
-// std::runtime_error when there is no usable GPU.
-void make_checker_context();
-
 // Times a host function with a steady clock (median of `repeats` after one warm-up).
 Timing time_host(const std::function<void()>& work, int repeats = 5);
 
