@@ -369,7 +369,7 @@ void build_emulator_runner(const GradingContext& ctx, unsigned index, const fs::
 
 }  // namespace
 
-Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
+Built prepare_and_build(const GradingContext& ctx, const Submission& s, EmulatorStep emulator) {
   const auto t0 = std::chrono::steady_clock::now();
   StudentResult r = start_result(ctx, s);
   if (!s.file) return stop(ctx, r, kNoSubmission, s.problem);
@@ -393,14 +393,30 @@ Built prepare_and_build(const GradingContext& ctx, const Submission& s) {
   built.runner = runner;
   built.runnable = true;
   built.result = std::move(r);
-  if (ctx.emulator.enabled) build_emulator_runner(ctx, s.index, dir, src_file, built);
-  // The reference's emulator run is its own (setup.cpp): its length sets check_timeout.
-  if (!built.emulator_runner.empty() && ctx.emulator.check_timeout > 0) {
-    PhaseTimer step(ctx.clock, "build: emulator checks");
-    built.emulator_run = run_emulator(ctx, built, check_args(ctx, built.result, dir, ctx.emulator.check_timeout));
+  built.emulator_later = ctx.emulator.enabled && emulator == EmulatorStep::Later;
+  if (ctx.emulator.enabled && !built.emulator_later) {
+    build_emulator_runner(ctx, s.index, dir, src_file, built);
+    // The reference's emulator run is its own (setup.cpp): its length sets check_timeout.
+    if (!built.emulator_runner.empty() && ctx.emulator.check_timeout > 0) {
+      PhaseTimer step(ctx.clock, "build: emulator checks");
+      built.emulator_run = run_emulator(ctx, built, check_args(ctx, built.result, dir, ctx.emulator.check_timeout));
+    }
   }
   built.result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return built;
+}
+
+void emulate(const GradingContext& ctx, Built& built) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const fs::path dir = ctx.work / built.result.student;
+  build_emulator_runner(ctx, built.index, dir, dir / "src" / ctx.lab_file_name, built);
+  if (!built.emulator_runner.empty()) {
+    PhaseTimer step(ctx.clock, "emulator checks");
+    built.emulator_run = run_emulator(ctx, built, check_args(ctx, built.result, dir, ctx.emulator.check_timeout));
+  } else {
+    built.emulator_run = EmulatorRun{std::nullopt, built.emulator_problem, 0};
+  }
+  built.emulator_run->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::vector<std::string> checker_argv(const GradingContext& ctx, const fs::path& runner,
@@ -642,7 +658,24 @@ void clean_check_words(const GradingContext& ctx, const fs::path& dir, std::vect
   }
 }
 
+// A stub handed in as it is: the gradebook says so, instead of looking like any wrong answer.
+void note_if_stub(StudentResult& r) {
+  r.reason = looks_handed_in_as_stub(r.checks)
+                 ? "stub: no check's output was ever written; the lab looks handed in as it was given out (TODOs not done)"
+                 : "";
+}
+
 }  // namespace
+
+void merge_emulator_verdicts(const GradingContext& ctx, const Built& built, StudentResult& r) {
+  if (!has_emulator_checks(r.checks)) return;
+  if (built.emulator_run && built.emulator_run->checks)
+    take_emulator_verdicts(r.checks, *built.emulator_run->checks);
+  else
+    keep_checker_verdicts(r.checks, built.emulator_run ? built.emulator_run->problem : "the emulator did not run");
+  clean_check_words(ctx, ctx.work / r.student, r.checks);
+  note_if_stub(r);
+}
 
 bool looks_handed_in_as_stub(const std::vector<CheckOutcome>& checks) {
   size_t failed = 0, unwritten = 0, passed = 0;
@@ -664,7 +697,10 @@ EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vec
   Built cpu = built;
   cpu.runner = built.emulator_runner;
   std::optional<JailSpec> jail = runner_jail(ctx, cpu, run_dir);
-  if (jail) jail->gpu = false;  // the emulator runs on the CPU: no GPU device in its jail
+  if (jail) {
+    jail->gpu = false;       // the emulator runs on the CPU: no GPU device in its jail
+    jail->cpu_weight = 10;   // background work: the checks' and the timing's runs come first
+  }
   args.push_back("--no-timing");
   // The small checks only: a barrier some threads skip, or a race, shows in them as well as in
   // the large ones, and the emulator then costs about a second of CPU a student, not ten.
@@ -683,7 +719,8 @@ EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vec
   return out;
 }
 
-StudentResult run_and_finish(const GradingContext& ctx, const Built& built, const std::string& gpu, bool with_timing) {
+StudentResult run_and_finish(const GradingContext& ctx, const Built& built, const std::string& gpu, bool with_timing,
+                             bool* emulator_pending) {
   StudentResult r = built.result;
   if (!built.runnable) return r;
   const auto t0 = std::chrono::steady_clock::now();
@@ -698,14 +735,14 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
   note_run_output(ctx, run, dir, r);
   std::string problem;
   std::vector<CheckOutcome> checks = checks_of_run(ctx, run, r, problem);
-  if (problem.empty()) add_emulator_verdicts(ctx, built, check_args(ctx, r, dir, ctx.emulator.check_timeout), checks);
+  if (emulator_pending) *emulator_pending = problem.empty() && built.emulator_later;
+  if (problem.empty() && !built.emulator_later)
+    add_emulator_verdicts(ctx, built, check_args(ctx, r, dir, ctx.emulator.check_timeout), checks);
   clean_check_words(ctx, dir, checks);
   r.checks = checks;
   r.verdict = kGraded;
   r.reason = problem;
-  // A stub handed in as it is: the gradebook says so, instead of looking like any wrong answer.
-  if (problem.empty() && looks_handed_in_as_stub(checks))
-    r.reason = "stub: no check's output was ever written; the lab looks handed in as it was given out (TODOs not done)";
+  if (problem.empty()) note_if_stub(r);
   if (ctx.backend == "cuda") {
     auto it = ctx.reference_ms.find(gpu);
     if (it != ctx.reference_ms.end()) r.reference_ms = it->second;

@@ -82,18 +82,35 @@ struct Built {
   std::filesystem::path emulator_runner;
   std::string emulator_problem;
   // Its emulator run, made right after the build once ctx.emulator.check_timeout is known (a
-  // student's, not the reference's): it needs no GPU, so it runs on a builder's thread and never
-  // holds one of a GPU's run slots.
+  // student's, not the reference's): it needs no GPU, so it never holds one of a GPU's run slots.
   std::optional<EmulatorRun> emulator_run;
+  // Built with EmulatorStep::Later: the CPU build and the emulator run are still to come
+  // (emulate()), and run_and_finish leaves the emulator-judged checks for merge_emulator_verdicts.
+  bool emulator_later = false;
 };
+
+// When a student's CPU build and emulator run happen: right after the GPU build, on the same
+// thread (Inline), or later on a thread of their own (Later: emulate()), so that the builds of
+// the whole class finish first and the emulator's CPU work overlaps the GPU's timing instead.
+enum class EmulatorStep { Inline, Later };
 
 // The key resumption compares: the submitted bytes and the backend.
 std::string submission_key(const Submission& s, const std::string& backend);
 
-Built prepare_and_build(const GradingContext& ctx, const Submission& s);
+Built prepare_and_build(const GradingContext& ctx, const Submission& s, EmulatorStep emulator = EmulatorStep::Inline);
+// The emulator's part of a student built with EmulatorStep::Later: the CPU build, then the
+// emulator run (into built.emulator_run, which says why when there is none). No GPU.
+void emulate(const GradingContext& ctx, Built& built);
+// The emulator-judged checks of `r` take built.emulator_run's verdicts (or keep the checker's,
+// with a note, when it has none), in the words the student reads.
+void merge_emulator_verdicts(const GradingContext& ctx, const Built& built, StudentResult& r);
 // Runs the checker on a built submission: every check, and the timing too when `with_timing`
 // (else --no-timing: the grader times correct submissions afterwards, one at a time).
-StudentResult run_and_finish(const GradingContext& ctx, const Built& built, const std::string& gpu, bool with_timing);
+// Built with EmulatorStep::Later, the emulator-judged checks keep the checker's verdicts and
+// `emulator_pending` (when given) says whether they still await merge_emulator_verdicts (a run
+// that ended in trouble takes none, as with Inline).
+StudentResult run_and_finish(const GradingContext& ctx, const Built& built, const std::string& gpu, bool with_timing,
+                             bool* emulator_pending = nullptr);
 // The timing alone (the checker's --timing-only), for a submission whose checks all passed:
 // fills r's timing fields. No check may share the GPU meanwhile; timing runs may overlap when
 // they share `gate` (the checker's --gpu-gate: each measures only while holding its lock).

@@ -12,6 +12,7 @@
 
 #include "class_files.h"
 #include "discover.h"
+#include "emulator_meeting.h"
 #include "emulator_verdicts.h"
 #include "grade_student.h"
 #include "lab_report.h"
@@ -358,12 +359,18 @@ std::string keep_stub_copy(const RunSetup& run) {
   return copy.string();
 }
 
+// A correct submission waiting for its timing run, with what its result still awaits.
+struct ToTime {
+  Built built;
+  StudentResult result;
+  bool emulator_pending = false;
+};
+
 // The timing runs, once every check is done: nothing but timing on a GPU. Two runs per GPU are
 // in flight, taking turns on the GPU's gate (the checker's --gpu-gate): one measures while the
 // next starts its processes, its jail and its CUDA context, which need no GPU to themselves.
-template <class Finish>
 void time_correct_students(const GradingContext& ctx, const std::vector<std::string>& run_slots,
-                           std::vector<std::vector<std::pair<Built, StudentResult>>>& to_time, Finish& finish) {
+                           std::vector<std::vector<ToTime>>& to_time, EmulatorMeeting& meeting) {
   constexpr unsigned kInFlightPerGpu = 2;
   std::vector<std::thread> timers;
   std::vector<std::atomic<size_t>> next(run_slots.size());
@@ -372,12 +379,12 @@ void time_correct_students(const GradingContext& ctx, const std::vector<std::str
     for (unsigned k = 0; k < kInFlightPerGpu; ++k)
       timers.emplace_back([&, g, gate] {
         for (size_t i; (i = next[g]++) < to_time[g].size();) {
-          auto& [b, r] = to_time[g][i];
+          ToTime& t = to_time[g][i];
           try {
-            time_student(ctx, b, r, run_slots[g], gate);
-            finish(r);
+            time_student(ctx, t.built, t.result, run_slots[g], gate);
+            meeting.gpu_done(t.built, std::move(t.result), t.emulator_pending);
           } catch (const std::exception& e) {
-            std::cerr << "\ngrader: could not time " << r.student << ": " << e.what() << "\n";
+            std::cerr << "\ngrader: could not time " << t.result.student << ": " << e.what() << "\n";
           }
         }
       });
@@ -385,82 +392,139 @@ void time_correct_students(const GradingContext& ctx, const std::vector<std::str
   for (auto& t : timers) t.join();
 }
 
-// Grades `todo`: builds in parallel (one per core); runs: on a GPU, the checks of several
-// students at once (parallel_run_slots), then the timing of every correct submission one at a
-// time, with the GPU to itself; on the CPU backend (no timing) the checks alone. Each result
-// is saved the moment it is known, and added to `results`.
-void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Submission>& todo,
-                    std::map<std::string, StudentResult>& results) {
-  const GradingContext& ctx = run.ctx;
-  const auto& run_slots = run.run_slots;
-  const unsigned per_slot = run.per_slot;
-  Progress progress(todo.size(), stderr);
-  std::mutex results_mutex;
-  auto finish = [&](const StudentResult& r) {
-    keep_source_copy(ctx, run.grades, r);
-    save_student(run.grades, r, ctx.rubric, run.info);
-    std::lock_guard<std::mutex> l(results_mutex);
-    results[r.student] = r;
-    progress.finished(r.student, outcome_line(r, ctx.rubric));
-  };
-
-  Queue<Submission> to_build;
-  Queue<Built> to_run;
-  for (const auto& s : todo) to_build.push(s);
-  to_build.close();
-  const unsigned jobs = cfg.jobs ? cfg.jobs : std::max(1u, std::thread::hardware_concurrency());
-  // (--time-apart runs this two-phase schedule on the CPU backend too, where the
-  // timing run only says "emulated": tests/grading checks that no result is lost in it.)
-  const bool time_apart = ctx.backend == "cuda" || cfg.time_apart;
-  std::vector<std::vector<std::pair<Built, StudentResult>>> to_time(run_slots.size());
-  std::vector<std::thread> builders, runners;
+// Threads that take the class's submissions from `to_build` and build them (one per core):
+// each runnable one goes to `to_run` (and to `to_emulate` when its emulator part comes later),
+// the others are finished at once.
+std::vector<std::thread> start_builders(const GradingContext& ctx, unsigned jobs, EmulatorStep emulator,
+                                        Queue<Submission>& to_build, Queue<Built>& to_run, Queue<Built>& to_emulate,
+                                        Progress& progress, const std::function<void(const StudentResult&)>& finish) {
+  std::vector<std::thread> builders;
   for (unsigned i = 0; i < jobs; ++i)
-    builders.emplace_back([&] {
+    builders.emplace_back([&, emulator] {
       Submission s;
       while (to_build.pop(s)) {
         progress.started(s.student);
         Built b;
         try {
-          b = prepare_and_build(ctx, s);
+          b = prepare_and_build(ctx, s, emulator);
         } catch (const std::exception& e) {
           // The grader's own trouble (a full disk, a jail that could not start) is not the
           // student's fault: no result is saved, so the next run grades this student again.
           std::cerr << "\ngrader: could not grade " << s.student << ": " << e.what() << "\n";
           continue;
         }
-        if (b.runnable)
-          to_run.push(std::move(b));
-        else
+        if (!b.runnable) {
           finish(b.result);
+          continue;
+        }
+        if (b.emulator_later) to_emulate.push(b);
+        to_run.push(std::move(b));
       }
     });
-  if (time_apart && run_slots.size() * per_slot > 1)
-    std::cerr << "grader: checks of " << per_slot << " students at once per GPU; then each correct kernel is timed "
-              << "alone\n";
-  for (size_t g = 0; g < run_slots.size(); ++g)
-    for (unsigned k = 0; k < per_slot; ++k)
-      runners.emplace_back([&, g] {
-        const std::string& gpu = run_slots[g];
+  return builders;
+}
+
+// The emulator's part of each student (emulate()), on `threads` threads, started once the
+// builds are done so that it takes no core from them: it overlaps the GPU's checks and timing.
+std::vector<std::thread> start_emulators(const GradingContext& ctx, unsigned threads, Queue<Built>& to_emulate,
+                                         EmulatorMeeting& meeting) {
+  std::vector<std::thread> emulators;
+  for (unsigned i = 0; i < threads; ++i)
+    emulators.emplace_back([&] {
+      Built b;
+      while (to_emulate.pop(b)) {
+        try {
+          emulate(ctx, b);
+          meeting.emulator_done(b);
+        } catch (const std::exception& e) {
+          std::cerr << "\ngrader: could not grade " << b.result.student << ": " << e.what() << "\n";
+          meeting.abandon(b.result.student);
+        }
+      }
+    });
+  return emulators;
+}
+
+// Threads that run each built submission's checks on its GPU, `per_slot` at a time per GPU.
+// With `time_apart`, a correct one waits in to_time[g] for the timing; the others are done.
+std::vector<std::thread> start_check_runners(const GradingContext& ctx, const RunSetup& run, bool time_apart,
+                                             Queue<Built>& to_run, std::vector<std::vector<ToTime>>& to_time,
+                                             std::mutex& to_time_mutex, EmulatorMeeting& meeting, Progress& progress) {
+  std::vector<std::thread> runners;
+  for (size_t g = 0; g < run.run_slots.size(); ++g)
+    for (unsigned k = 0; k < run.per_slot; ++k)
+      runners.emplace_back([&, g, time_apart] {
+        const std::string& gpu = run.run_slots[g];
         Built b;
         while (to_run.pop(b)) {
           progress.started(b.result.student);
           try {
-            StudentResult r = run_and_finish(ctx, b, gpu, !time_apart);
+            bool pending = false;
+            StudentResult r = run_and_finish(ctx, b, gpu, !time_apart, &pending);
             if (time_apart && score(r, ctx.rubric).correct) {
-              std::lock_guard<std::mutex> l(results_mutex);
-              to_time[g].emplace_back(std::move(b), std::move(r));
+              std::lock_guard<std::mutex> l(to_time_mutex);
+              to_time[g].push_back({std::move(b), std::move(r), pending});
             } else {
-              finish(r);
+              meeting.gpu_done(b, std::move(r), pending);
             }
           } catch (const std::exception& e) {
             std::cerr << "\ngrader: could not grade " << b.result.student << ": " << e.what() << "\n";
+            meeting.abandon(b.result.student);
           }
         }
       });
+  return runners;
+}
+
+// Grades `todo`: builds in parallel (one per core); runs: on a GPU, the checks of several
+// students at once (parallel_run_slots), then the timing of every correct submission one at a
+// time, with the GPU to itself; on the CPU backend (no timing) the checks alone. On a GPU the
+// emulator's part of each student (the checks only it judges) waits until the builds are done,
+// then runs beside the checks and the timing. Each result is saved the moment it is whole, and
+// added to `results`.
+void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Submission>& todo,
+                    std::map<std::string, StudentResult>& results) {
+  const GradingContext& ctx = run.ctx;
+  Progress progress(todo.size(), stderr);
+  std::mutex results_mutex;
+  const std::function<void(const StudentResult&)> finish = [&](const StudentResult& r) {
+    keep_source_copy(ctx, run.grades, r);
+    save_student(run.grades, r, ctx.rubric, run.info);
+    std::lock_guard<std::mutex> l(results_mutex);
+    results[r.student] = r;
+    progress.finished(r.student, outcome_line(r, ctx.rubric));
+  };
+  EmulatorMeeting meeting(ctx, finish);
+
+  Queue<Submission> to_build;
+  Queue<Built> to_run, to_emulate;
+  for (const auto& s : todo) to_build.push(s);
+  to_build.close();
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned jobs = cfg.jobs ? cfg.jobs : cores;
+  // (--time-apart runs this two-phase schedule on the CPU backend too, where the
+  // timing run only says "emulated": tests/grading checks that no result is lost in it.)
+  const bool time_apart = ctx.backend == "cuda" || cfg.time_apart;
+  const EmulatorStep emulator = time_apart ? EmulatorStep::Later : EmulatorStep::Inline;
+  std::vector<std::vector<ToTime>> to_time(run.run_slots.size());
+  std::mutex to_time_mutex;
+  std::vector<std::thread> builders = start_builders(ctx, jobs, emulator, to_build, to_run, to_emulate, progress, finish);
+  if (time_apart && run.run_slots.size() * run.per_slot > 1)
+    std::cerr << "grader: checks of " << run.per_slot << " students at once per GPU; then each correct kernel is "
+              << "timed alone\n";
+  std::vector<std::thread> runners =
+      start_check_runners(ctx, run, time_apart, to_run, to_time, to_time_mutex, meeting, progress);
   for (auto& t : builders) t.join();
   to_run.close();
+  to_emulate.close();
+  // Emulator runs on the cores the check runs (one each) and the timing (two) leave: their
+  // jails' low CPU weight gives those runs the cores first whenever they want them.
+  const unsigned spare = cores > run.per_slot + 2 ? cores - run.per_slot - 2 : 1;
+  std::vector<std::thread> emulators = start_emulators(ctx, jobs == cores ? spare : jobs, to_emulate, meeting);
   for (auto& t : runners) t.join();
-  time_correct_students(ctx, run_slots, to_time, finish);
+  time_correct_students(ctx, run.run_slots, to_time, meeting);
+  for (auto& t : emulators) t.join();
+  meeting.finish_the_rest();
   progress.done();
   if (ctx.clock) std::cerr << ctx.clock->describe();
 }

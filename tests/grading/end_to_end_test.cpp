@@ -403,11 +403,12 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(result(grades3, "correct")["timing_note"].get<std::string>().find("emulated") != std::string::npos);
 
   // The GPU grader's path for the checks only the emulator can judge, exercised on the CPU
-  // backend (--emulator-verdicts always): each file is built for the CPU backend a second time
-  // and barriers is taken from that run. The same verdicts and points as the checker's own.
+  // backend (--emulator-verdicts always, --time-apart as on a GPU): each file is built for the
+  // CPU backend a second time, once every build is done, and barriers is taken from that run
+  // when it meets the checks' result. The same verdicts and points as the checker's own.
   const fs::path grades5 = kRoot / "grades-emulator";
   std::vector<std::string> emulator_run = grader_args(grades5, kRoot / "work5", "emulator");
-  emulator_run.insert(emulator_run.end(), {"--emulator-verdicts", "always"});
+  emulator_run.insert(emulator_run.end(), {"--emulator-verdicts", "always", "--time-apart"});
   REQUIRE(wait_for(start(emulator_run, kRoot / "run9.log")) == 0);
   for (const char* s : kEmulatorClass) {
     CHECK_MESSAGE(gradebook(grades5)[s] == book[s], s);
