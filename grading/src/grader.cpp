@@ -110,7 +110,8 @@ class Queue {
 
 // How many checker runs share one GPU while checking (timing always has it alone). Each run
 // is a checker (the references, on the host, multi-threaded) and a runner (the kernels): a
-// few per GPU keep it busy while the host computes, bounded by the cores (four each) and by
+// run spends most of its time starting (a jail, a CUDA context) and on the host, so several
+// per GPU keep it busy; bounded by the cores (two each: the builds run beside them) and by
 // memory (each may hold the rubric's limit twice: its inputs in the checker and the runner).
 // The CPU backend's emulator already uses every core: one at a time there.
 unsigned parallel_run_slots(const GradingContext& ctx) {
@@ -122,7 +123,7 @@ unsigned parallel_run_slots(const GradingContext& ctx) {
     if (at != std::string::npos) available_mb = std::strtoull(meminfo->c_str() + at + 13, nullptr, 10) / 1024;
   }
   const uint64_t by_memory = available_mb / std::max<uint64_t>(1, 2 * ctx.rubric.limits.memory_mb);
-  return unsigned(std::clamp<uint64_t>(std::min<uint64_t>(cores / 4, by_memory), 1, 8));
+  return unsigned(std::clamp<uint64_t>(std::min<uint64_t>(cores / 2, by_memory), 1, 8));
 }
 
 // The rubric must name real checks: a misspelt id would score or hide nothing, silently.
