@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "discover.h"
+#include "emulator_meeting.h"
 #include "emulator_verdicts.h"
 #include "grade_student.h"
 #include "lab_report.h"
@@ -480,4 +481,72 @@ TEST_CASE("emulator verdicts: the emulator-judged checks take the emulator run's
   CHECK(kept[1].status == "skipped");
   CHECK(kept[1].details.back().find("did not build") != std::string::npos);
   CHECK_FALSE(has_emulator_checks({gpu_sum}));
+}
+
+TEST_CASE("emulator meeting: a student is finished once, when both halves are in, whichever comes first") {
+  GradingContext ctx;
+  ctx.work = std::filesystem::temp_directory_path();
+  std::vector<StudentResult> finished;
+  EmulatorMeeting meeting(ctx, [&](const StudentResult& r) { finished.push_back(r); });
+  auto built = [](const std::string& student, const std::string& emulator_status) {
+    Built b;
+    b.result.student = student;
+    b.emulator_later = true;
+    CheckOutcome barriers;
+    barriers.id = "barriers";
+    barriers.status = emulator_status;
+    barriers.cause = emulator_status == "fail" ? "barrier_divergence" : "none";
+    barriers.judged_by = "emulator";
+    b.emulator_run = EmulatorRun{std::vector<CheckOutcome>{barriers}, "", 1.5};
+    return b;
+  };
+  auto gpu_result = [](const std::string& student) {
+    StudentResult r;
+    r.student = student;
+    r.verdict = kGraded;
+    CheckOutcome barriers;
+    barriers.id = "barriers";
+    barriers.status = "skipped";
+    barriers.cause = "needs_emulator";
+    barriers.judged_by = "emulator";
+    r.checks = {barriers};
+    return r;
+  };
+
+  // The GPU's half first: nothing is finished until the emulator's comes.
+  meeting.gpu_done(built("a", "fail"), gpu_result("a"), true);
+  CHECK(finished.empty());
+  meeting.emulator_done(built("a", "fail"));
+  REQUIRE(finished.size() == 1);
+  CHECK(finished[0].checks[0].status == "fail");
+  CHECK(finished[0].checks[0].cause == "barrier_divergence");
+
+  // The emulator's half first.
+  meeting.emulator_done(built("b", "pass"));
+  CHECK(finished.size() == 1);
+  meeting.gpu_done(built("b", "pass"), gpu_result("b"), true);
+  REQUIRE(finished.size() == 2);
+  CHECK(finished[1].checks[0].status == "pass");
+
+  // A run that ended in trouble takes no emulator verdict: finished at once, and the emulator's
+  // half, coming later, finishes no one a second time.
+  meeting.gpu_done(built("c", "pass"), gpu_result("c"), false);
+  REQUIRE(finished.size() == 3);
+  CHECK(finished[2].checks[0].status == "skipped");
+  meeting.emulator_done(built("c", "pass"));
+  CHECK(finished.size() == 3);
+
+  // The grader's own trouble on one half: the student is not finished in this run at all.
+  meeting.abandon("d");
+  meeting.gpu_done(built("d", "pass"), gpu_result("d"), true);
+  meeting.finish_the_rest();
+  CHECK(finished.size() == 3);
+
+  // A GPU half whose emulator half never came: finished at the end, keeping the GPU's verdict.
+  meeting.gpu_done(built("e", "fail"), gpu_result("e"), true);
+  CHECK(finished.size() == 3);
+  meeting.finish_the_rest();
+  REQUIRE(finished.size() == 4);
+  CHECK(finished[3].checks[0].status == "skipped");
+  CHECK(finished[3].checks[0].details.back().find("emulator") != std::string::npos);
 }
