@@ -93,6 +93,20 @@ test-labs: $(TEST_OUT)/labs_test $(if $(filter none,$(LAB_TEST_BACKEND)),,$(LAB_
 	@echo "== every solution, shipped stub and planted bug through the checks ($(LAB_TEST_BACKEND) backend)"
 	@CUDALAB_TEST_BACKEND=$(LAB_TEST_BACKEND) CUDALAB_TEST_BUILD=build/$(LAB_TEST_BACKEND) ./$(TEST_OUT)/labs_test
 
+# Timed batches through real CPU-backend runners (lab 4's solution and a planted bug): the drawn
+# elements of a sampled output come back, are checked, and a bad index is refused.
+ifneq ($(wildcard mk/cpu.mk),)
+$(TEST_OUT)/timed_batch_test: tests/integration/timed_batch_test.cpp $(CPU_CHECK_LIB) | unit-deps
+	@mkdir -p $(@D)
+	$(SAY) "build tests/integration/timed_batch_test.cpp"
+	$(Q)$(CPU_CXX) -std=c++20 -O1 -g -pthread -Wall -Wextra -Wno-restrict -DCUDALAB_BACKEND_CPU=1 $(CPU_CHECK_INCLUDES) $^ -o $@
+.PHONY: test-timed-batch
+TEST_TARGETS += test-timed-batch
+test-timed-batch: $(TEST_OUT)/timed_batch_test $(CPU_OUT)/solutions/lab4-runner $(CPU_OUT)/fixtures/lab4_grid_round_down
+	@echo "== timed batches through CPU-backend runners: sampled outputs"
+	@CUDALAB_TEST_BUILD=$(CPU_OUT) ./$<
+endif
+
 TEST_TARGETS := test-unit test-build test-labs $(TEST_TARGETS)
 test-parts: $(TEST_TARGETS)
 

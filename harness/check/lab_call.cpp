@@ -61,14 +61,6 @@ std::vector<float> LabCallResult::floats(size_t b) const { return as<float>(data
 std::vector<uint32_t> LabCallResult::u32s(size_t b) const { return as<uint32_t>(data.at(b)); }
 std::vector<int32_t> LabCallResult::i32s(size_t b) const { return as<int32_t>(data.at(b)); }
 
-float LabCallResult::float_at(size_t b, size_t i) const {
-  const std::vector<uint8_t>& bytes = data.at(b);
-  if ((i + 1) * sizeof(float) > bytes.size()) throw std::out_of_range("element " + std::to_string(i) + " of an output");
-  float v;
-  std::memcpy(&v, bytes.data() + i * sizeof(float), sizeof v);
-  return v;
-}
-
 Cause cause_of(LabCallFailure::Kind kind) {
   using Kind = LabCallFailure::Kind;
   switch (kind) {
@@ -88,6 +80,7 @@ Cause cause_of(LabCallFailure::Kind kind) {
 size_t LabCall::add(wire::BufferSpec spec, const void* data) {
   spec.guard_salt = next_guard_salt();
   request_.buffers.push_back(spec);
+  samples_.push_back(0);
   data_.emplace_back();
   if (data) {
     const uint8_t* p = static_cast<const uint8_t*>(data);
@@ -124,6 +117,13 @@ size_t LabCall::output(const std::string& name, wire::ElemType type, size_t coun
   wire::BufferSpec b{name, type, count, {}, return_data};
   b.fill.kind = wire::FillKind::Poison;
   return add(b, nullptr);
+}
+
+size_t LabCall::sampled_output(const std::string& name, size_t count, uint32_t samples) {
+  if (samples == 0 || samples > wire::kMaxSamples) throw std::logic_error("a sampled output draws 1 to 65,536 elements");
+  const size_t b = output(name, wire::ElemType::F32, count);
+  samples_[b] = samples;
+  return b;
 }
 
 // What a failed exchange with the runner means for the check: the runner is replaced.
@@ -206,9 +206,23 @@ std::vector<std::string> take_last_runner_words() {
   return out;
 }
 
-// Reads the outputs and guards back and judges the reply's outcome.
+// The values at `drawn` of buffer b: from its slot, where the runner gathered them in the order
+// drawn (a sampled output), or picked from the whole output.
+static std::vector<OutputSample> samples_in_slot(const wire::BufferSpec& b, const uint8_t* slot,
+                                                 const std::vector<uint64_t>& drawn) {
+  std::vector<OutputSample> out(drawn.size());
+  for (size_t s = 0; s < drawn.size(); ++s) {
+    out[s].index = drawn[s];
+    std::memcpy(&out[s].value, slot + (b.samples ? s : drawn[s]) * sizeof(float), sizeof(float));
+  }
+  return out;
+}
+
+// Reads the outputs and guards back and judges the reply's outcome. `drawn`: per buffer, the
+// elements drawn from a sampled output of a timed call (empty for every other buffer).
 static LabCallResult read_result(const std::string& function, const wire::CallRequest& q, const wire::CallReply& reply,
-                                 const SharedMemory& shm, bool records_launches) {
+                                 const SharedMemory& shm, bool records_launches,
+                                 const std::vector<std::vector<uint64_t>>& drawn = {}) {
   g_last_launches = reply.launches;
   g_last_total = reply.launches_total;
   // The runner's words stay apart; the report's are the checker's (runner_words.h).
@@ -254,11 +268,13 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
                          "no kernel ran: the result was computed on the host. " + function +
                              " must launch your kernel(s) and leave the result in GPU memory",
                          res.notes);
-  for (const auto& b : q.buffers) {
+  for (size_t i = 0; i < q.buffers.size(); ++i) {
+    const auto& b = q.buffers[i];
     const uint8_t* slot = shm.p + b.slot_offset;
     const size_t bytes = b.count * wire::elem_size(b.type);
-    res.data.emplace_back(b.return_data ? std::vector<uint8_t>(slot, slot + bytes) : std::vector<uint8_t>{});
-    const uint8_t* g = slot + (wire::slot_has_data(b) ? bytes : 0);
+    res.data.emplace_back(b.return_data && !b.samples ? std::vector<uint8_t>(slot, slot + bytes) : std::vector<uint8_t>{});
+    res.samples.push_back(i < drawn.size() ? samples_in_slot(b, slot, drawn[i]) : std::vector<OutputSample>{});
+    const uint8_t* g = slot + wire::slot_data_bytes(b);
     GuardState st;
     for (size_t i = 0; i < wire::kGuardElements; ++i) {
       uint32_t word;
@@ -322,27 +338,87 @@ LabCallResult LabCall::run() {
 }
 
 // ---- Timed batches (timed_call.h) ----------------------------------------------------------
-TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check) {
-  if (calls.empty()) throw std::logic_error("a timed batch needs a call");
-  const std::string function = calls.front().function();
-  RunnerProcess& rp = live_runner();
-  TimedBatch out;
-  // Every call's buffers get slots of their own in one shared memory.
+namespace {
+
+// Whether a timed call brings back only the drawn elements of buffer b (the rest of a large
+// output would cost seconds to copy for a check that reads a few thousand of them).
+bool gathered(const LabCall& c, size_t b) {
+  const wire::BufferSpec& spec = c.request().buffers[b];
+  const uint32_t samples = c.samples_of(b);
+  return samples > 0 && samples < spec.count && spec.count * wire::elem_size(spec.type) > kWholeOutputBytes;
+}
+
+// Every call's buffers get slots of their own in one shared memory, a gathered output's sized for
+// its drawn elements only. Returns the requests as sent, and sets the memory's size in each.
+std::vector<wire::CallRequest> lay_out_batch(std::vector<LabCall>& calls) {
   uint64_t offset = 0;
   std::vector<wire::CallRequest> requests;
   for (auto& c : calls) {
     wire::CallRequest& q = c.request();
     q.lab = uint32_t(c.lab());
     q.schedule = runner_config().schedule;
-    for (auto& b : q.buffers) {
-      b.slot_offset = offset;
-      offset += (wire::slot_bytes(b) + 63) & ~uint64_t(63);
+    for (size_t b = 0; b < q.buffers.size(); ++b) {
+      q.buffers[b].samples = gathered(c, b) ? c.samples_of(b) : 0;
+      q.buffers[b].slot_offset = offset;
+      offset += (wire::slot_bytes(q.buffers[b]) + 63) & ~uint64_t(63);
     }
     requests.push_back(q);
   }
   for (auto& q : requests) q.shm_bytes = offset;
   for (auto& c : calls) c.request().shm_bytes = offset;
-  SharedMemory shm{size_t(offset)};
+  return requests;
+}
+
+// Which elements are checked: drawn only after the batch ran, from a generator seeded from the
+// system's entropy, so that neither the lab's code nor anyone who knows the run's seed can tell.
+std::mt19937_64& sample_draw() {
+  static std::mt19937_64 draw(std::random_device{}() ^ (uint64_t(std::random_device{}()) << 32));
+  return draw;
+}
+
+// Per buffer of call c: the elements drawn from a sampled output, the last one first (where a
+// grid that rounds down leaves its mark); empty for every other buffer.
+std::vector<std::vector<uint64_t>> draw_samples(const LabCall& c) {
+  std::vector<std::vector<uint64_t>> drawn(c.request().buffers.size());
+  for (size_t b = 0; b < drawn.size(); ++b) {
+    const uint64_t count = c.request().buffers[b].count;
+    if (!c.samples_of(b) || count == 0) continue;
+    drawn[b].push_back(count - 1);
+    if (c.samples_of(b) >= count) {  // no more elements than samples: every one of them
+      for (uint64_t i = 0; i + 1 < count; ++i) drawn[b].push_back(i);
+      continue;
+    }
+    while (drawn[b].size() < c.samples_of(b)) drawn[b].push_back(sample_draw()() % count);
+  }
+  return drawn;
+}
+
+// The hand-back message: the calls wanted and, for each, the indices of its gathered outputs.
+wire::HandBack hand_back_of(const std::vector<bool>& wanted, const std::vector<std::vector<std::vector<uint64_t>>>& drawn,
+                            const std::vector<wire::CallRequest>& requests) {
+  wire::HandBack h;
+  h.calls.assign(wanted.begin(), wanted.end());
+  h.indices.resize(wanted.size());
+  uint64_t total = 0;
+  for (size_t c = 0; c < wanted.size(); ++c)
+    for (size_t b = 0; wanted[c] && b < requests[c].buffers.size(); ++b)
+      if (requests[c].buffers[b].samples) {
+        h.indices[c].push_back(drawn[c][b]);
+        total += drawn[c][b].size();
+      }
+  if (total > wire::kMaxBatchSamples) throw std::logic_error("a timed batch draws more elements than one message holds");
+  return h;
+}
+
+}  // namespace
+
+TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check) {
+  if (calls.empty()) throw std::logic_error("a timed batch needs a call");
+  const std::string function = calls.front().function();
+  RunnerProcess& rp = live_runner();
+  TimedBatch out;
+  const std::vector<wire::CallRequest> requests = lay_out_batch(calls);
+  SharedMemory shm{size_t(requests.front().shm_bytes)};
   for (auto& c : calls)
     for (size_t i = 0; i < c.request().buffers.size(); ++i)
       if (!c.data_for_timing()[i].empty())
@@ -380,18 +456,22 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
     out.ms = timed.ms;
     out.threads_left = timed.threads_left;
     if (timed.outcome != wire::Outcome::Ok) read_result(function, requests.front(), timed, shm, false);  // throws
-    // Decided only now, after the batch ran: which calls' outputs come back to be checked.
+    // Decided only now, after the batch ran: which calls' outputs come back to be checked, and
+    // which elements of their sampled outputs.
     std::vector<bool> wanted = check(calls.size());
     wanted.resize(calls.size(), false);
-    std::string keep(calls.size(), '\0');
-    for (size_t i = 0; i < calls.size(); ++i) keep[i] = char(wanted[i]);
-    wire::send_frame(rp.socket(), wire::MessageType::Go, keep);
+    std::vector<std::vector<std::vector<uint64_t>>> drawn(calls.size());
+    for (size_t i = 0; i < calls.size(); ++i)
+      if (wanted[i]) drawn[i] = draw_samples(calls[i]);
+    wire::Writer hw;
+    wire::encode(hw, hand_back_of(wanted, drawn, requests));
+    wire::send_frame(rp.socket(), wire::MessageType::Go, hw.bytes());
     const wire::CallReply copied = receive_reply(rp, function, wire::MessageType::CallReply);
     if (copied.outcome != wire::Outcome::Ok) read_result(function, requests.front(), copied, shm, false);
     out.results.resize(calls.size());
     const bool records = launches_recorded(rp);
     for (size_t i = 0; i < calls.size(); ++i)
-      if (wanted[i]) out.results[i] = read_result(function, requests[i], timed, shm, records);
+      if (wanted[i]) out.results[i] = read_result(function, requests[i], timed, shm, records, drawn[i]);
   } catch (const wire::ProtocolError& e) {
     runner_failed(function, e);
   }

@@ -47,8 +47,18 @@ struct GuardState {
   size_t first = 0;        // index, counted from the buffer's start, of the first changed one
 };
 
+// An element of an output drawn after a timed call ran (LabCall::sampled_output): where it is
+// in the output, and what the call left there.
+struct OutputSample {
+  uint64_t index = 0;
+  float value = 0;
+};
+
 struct LabCallResult {
   std::vector<std::vector<uint8_t>> data;  // per buffer: its elements (empty when not returned)
+  // Per buffer: the elements drawn from a sampled output in a timed batch, the last element of the
+  // output first (empty for other buffers, and in a check, which has all of data).
+  std::vector<std::vector<OutputSample>> samples;
   std::vector<GuardState> guards;          // per buffer
   std::vector<wire::Launch> launches;      // what the lab's code launched
   uint64_t launches_total = 0;
@@ -57,8 +67,6 @@ struct LabCallResult {
   std::vector<float> floats(size_t buffer) const;
   std::vector<uint32_t> u32s(size_t buffer) const;
   std::vector<int32_t> i32s(size_t buffer) const;
-  // One element, without copying the buffer (a timed call's check samples a few of 10^8).
-  float float_at(size_t buffer, size_t i) const;
 };
 
 class LabCall {
@@ -77,6 +85,12 @@ class LabCall {
   // An output that starts with the checker's bytes instead of the poison (to ask what the code
   // does with a value it finds there).
   size_t output_from(const std::string& name, wire::ElemType type, const void* bytes, size_t count);
+  // A float output that a timed batch checks on `samples` elements drawn after the batch ran (the
+  // last element always among them): when it is larger than kWholeOutputBytes only those come
+  // back, gathered by the runner, else all of it; either way LabCallResult::samples holds them.
+  // A check (run()) brings it back whole, as output() does.
+  size_t sampled_output(const std::string& name, size_t count, uint32_t samples);
+  uint32_t samples_of(size_t buffer) const { return samples_.at(buffer); }
   void scalar(int64_t v) { request_.scalars.push_back(v); }
 
   // Runs the call in the current kernel runner (starting one if needed). A call in which
@@ -96,7 +110,12 @@ class LabCall {
   int lab_;
   wire::CallRequest request_;
   std::vector<std::vector<uint8_t>> data_;  // Data inputs, by buffer (empty for others)
+  std::vector<uint32_t> samples_;           // by buffer: elements a timed batch draws (0: not sampled)
 };
+
+// A sampled output up to this size comes back whole from a timed call (a few of them cost less
+// than the gather's launch); above, only its drawn elements do.
+constexpr uint64_t kWholeOutputBytes = uint64_t(1) << 20;
 
 // call.run(), and when it fails, the lab's own words for the launch record it failed with
 // (explain returns "" when it has none): they take the place of the general account of a refused
@@ -110,8 +129,10 @@ std::vector<std::string> take_last_runner_words();
 
 // A timed batch (timed_call.h): the calls run back to back in the runner, between its two CUDA
 // events, each on buffers of its own; check(n), asked only after the batch ran, says which
-// calls' outputs come back. Throws LabCallFailure as run() does (Kind::OutOfMemory when the
-// runner could not make all the calls' buffers).
+// calls' outputs come back, and the elements of their sampled outputs are drawn then too, from
+// a generator the runner cannot see. At most wire::kMaxBatchSamples elements are drawn in all.
+// Throws LabCallFailure as run() does (Kind::OutOfMemory when the runner could not make all the
+// calls' buffers).
 struct TimedBatch {
   double ms = 0;               // the runner's events around all the calls (its word)
   double wall_ms = 0;          // the checker's own clock, from "go" to "done"

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "diagnose.h"
 #include "fill.h"
+#include "lab_call.h"
 #include "parallel.h"
+#include "tolerance.h"
 
 namespace cudalab {
 
@@ -119,6 +122,41 @@ void cpu_matmul_rows(const float* A, const float* B, float* C, size_t N, size_t 
       for (size_t j = 0; j < N; ++j) c[j] += aik * b[j];
     }
   }
+}
+
+std::string check_transpose_samples(const std::vector<OutputSample>& samples, const wire::Fill& in, size_t rows,
+                                    size_t cols) {
+  if (samples.empty()) return "no element of the output came back to be checked";
+  const size_t n = rows * cols;
+  const uint64_t key = wire::fill_key(in);
+  for (const OutputSample& s : samples) {
+    const size_t c = size_t(s.index) / rows, r = size_t(s.index) % rows;  // out[c][r] = in[r][c]
+    const float want = wire::random_value(in, key, r * cols + c, n);
+    if (!(s.value == want))
+      return "element [" + with_commas(c) + "][" + with_commas(r) + "] of the output is " + std::to_string(s.value) +
+             ", expected " + std::to_string(want);
+  }
+  return "";
+}
+
+std::string check_product_samples(const std::vector<OutputSample>& samples, const wire::Fill& a, const wire::Fill& b,
+                                  size_t M, size_t N, size_t K) {
+  if (samples.empty()) return "no element of C came back to be checked";
+  const uint64_t ka = wire::fill_key(a), kb = wire::fill_key(b);
+  for (const OutputSample& s : samples) {
+    const size_t r = size_t(s.index) / N, col = size_t(s.index) % N;
+    double dot = 0, abs_dot = 0;
+    for (size_t q = 0; q < K; ++q) {
+      const double p = double(wire::random_value(a, ka, r * K + q, M * K)) *
+                       double(wire::random_value(b, kb, q * N + col, K * N));
+      dot += p;
+      abs_dot += std::fabs(p);
+    }
+    if (!within(dot, s.value, dot_tolerance(K, abs_dot)))
+      return "C[" + with_commas(r) + "][" + with_commas(col) + "] is " + std::to_string(s.value) + ", expected " +
+             std::to_string(dot);
+  }
+  return "";
 }
 
 }  // namespace cudalab

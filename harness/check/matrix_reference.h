@@ -6,7 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "protocol.h"
+
 namespace cudalab {
+
+struct OutputSample;  // lab_call.h
 
 // A rows x cols row-major matrix of uniform values in [lo, hi), drawn from `stream` under
 // `seed` (each matrix of a check gets its own stream, so A and B never share values).
@@ -46,6 +50,19 @@ std::vector<size_t> sample_rows(size_t M, size_t tile, size_t count, uint64_t se
 // The transpose (cols x rows) of a rows x cols matrix, in double: lab 4's expected output, tile
 // by tile on every core (a plain loop over 10^8 elements takes seconds on one).
 std::vector<double> transpose_reference(const std::vector<float>& in, size_t rows, size_t cols);
+
+// ---- Timed calls, checked on elements drawn after they ran (LabCall::sampled_output) ------
+// Each returns "" when every sample is right, else what the first wrong one is; no sample at
+// all is wrong too (nothing was checked).
+
+// Lab 4: samples of the output (cols x rows), exactly against the input fill `in` (rows x cols).
+std::string check_transpose_samples(const std::vector<OutputSample>& samples, const wire::Fill& in, size_t rows,
+                                    size_t cols);
+
+// Labs 5 and 9: samples of C (M x N), each against its dot product of length K over the fills of
+// A (M x K) and B (K x N), within the rounding tolerance.
+std::string check_product_samples(const std::vector<OutputSample>& samples, const wire::Fill& a, const wire::Fill& b,
+                                  size_t M, size_t N, size_t K);
 
 // One CPU core, float, the i-k-j loop order (rows of B streamed, vectorizable): C's rows
 // [row_begin, row_end) only. The "one CPU core" timing row, measured on a few rows.

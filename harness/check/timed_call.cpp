@@ -32,6 +32,13 @@ uint64_t input_elements(const LabCall& c) {
   return std::max<uint64_t>(n, 1);
 }
 
+// Elements a call's sampled outputs draw when it is checked (lab_call.h: sampled_output).
+uint64_t samples_per_call(const LabCall& c) {
+  uint64_t n = 0;
+  for (size_t b = 0; b < c.request().buffers.size(); ++b) n += c.samples_of(b);
+  return n;
+}
+
 }  // namespace
 
 std::string StudentTiming::method() const {
@@ -61,7 +68,10 @@ StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
   }
   const uint64_t checkable_calls = std::max<uint64_t>(cfg.verify_elements / input_elements(first), 1);
   const int total_batches = cfg.batches + 2;  // about two warm-ups
-  const size_t others = size_t(std::max<int64_t>(1, int64_t(checkable_calls / uint64_t(total_batches)) - 2));
+  uint64_t others = uint64_t(std::max<int64_t>(1, int64_t(checkable_calls / uint64_t(total_batches)) - 2));
+  // The elements drawn from a batch's checked calls travel in one message (wire::kMaxBatchSamples).
+  if (const uint64_t drawn = samples_per_call(first); drawn > 0)
+    others = std::min<uint64_t>(others, std::max<uint64_t>(wire::kMaxBatchSamples / drawn, 3) - 2);
 
   // One batch of `reps` calls; `all` checks every call. Returns false (t.problem set) when a
   // call's output was wrong or the batch could not run.
@@ -77,7 +87,7 @@ StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
       try {
         out = run_timed_batch(calls, [&](size_t n) {
           if (all) return std::vector<bool>(n, true);
-          return cfg.check_later_batches ? calls_to_check(n, others, draw) : std::vector<bool>(n, false);
+          return cfg.check_later_batches ? calls_to_check(n, size_t(others), draw) : std::vector<bool>(n, false);
         });
       } catch (const LabCallFailure& f) {
         // The runner could not make every call's buffers: fewer calls, in a fresh runner.

@@ -6,7 +6,7 @@
 //     after them, so no call finds its inputs cached and no answer can be reused;
 //   * checks the outputs of calls drawn after each batch ran (the first, the last and others at
 //     random; every call when the inputs are small), so a call skipped or answered from a cache
-//     is caught;
+//     is caught; of a large output, elements drawn then too (LabCall::sampled_output);
 //   * holds its own clock around each batch (from "go" to "done") and refuses a reported time
 //     above it, or below the clock's time less a fixed overhead, by more than 3% (timing_bound.h);
 //   * refuses a batch in which the lab's code left a host thread running (its work could run

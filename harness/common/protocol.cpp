@@ -25,9 +25,12 @@ const char* elem_name(ElemType t) {
 
 bool slot_has_data(const BufferSpec& b) { return b.return_data || b.fill.kind == FillKind::Data; }
 
-uint64_t slot_bytes(const BufferSpec& b) {
-  return (slot_has_data(b) ? b.count * elem_size(b.type) : 0) + kGuardElements * 4;
+uint64_t slot_data_bytes(const BufferSpec& b) {
+  if (!slot_has_data(b)) return 0;
+  return (b.samples ? b.samples : b.count) * elem_size(b.type);
 }
+
+uint64_t slot_bytes(const BufferSpec& b) { return slot_data_bytes(b) + kGuardElements * 4; }
 
 uint32_t guard_word(uint64_t salt, uint64_t i) {
   // 0x7FC00000 | payload: a quiet NaN; the payload's top bit set so it is never the canonical NaN.
@@ -139,6 +142,7 @@ void encode(Writer& w, const CallRequest& q) {
     w.u8(b.return_data);
     w.u64(b.guard_salt);
     w.u64(b.slot_offset);
+    w.u32(b.samples);
   }
   w.u64(q.scalars.size());
   for (int64_t v : q.scalars) w.i64(v);
@@ -171,6 +175,11 @@ CallRequest decode_request(Reader& r) {
     b.return_data = r.u8() != 0;
     b.guard_salt = r.u64();
     b.slot_offset = r.u64();
+    b.samples = r.u32();
+    // Only a poisoned output can be sampled: an input's slot carries all of it, and a slot
+    // holds no more elements than the buffer has.
+    if (b.samples && (b.samples > kMaxSamples || b.samples > b.count || !b.return_data || b.fill.kind != FillKind::Poison))
+      throw ProtocolError("a sampled buffer that cannot be sampled");
     q.buffers.push_back(std::move(b));
   }
   size_t m = r.count(64, 8);
@@ -232,6 +241,47 @@ std::vector<CallRequest> decode_batch(Reader& r) {
   }
   r.done();
   return reps;
+}
+
+void encode(Writer& w, const HandBack& h) {
+  w.u64(h.calls.size());
+  for (size_t c = 0; c < h.calls.size(); ++c) {
+    w.u8(h.calls[c]);
+    if (!h.calls[c]) continue;
+    for (const auto& list : h.indices.at(c)) {
+      w.u64(list.size());
+      for (uint64_t i : list) w.u64(i);
+    }
+  }
+}
+
+// The indices drawn from one sampled buffer: exactly b.samples of them, each inside the buffer.
+static std::vector<uint64_t> decode_indices(Reader& r, const BufferSpec& b) {
+  const size_t n = r.count(kMaxSamples, 8);
+  if (n != b.samples) throw ProtocolError("a sampled buffer's index count is not its sample count");
+  std::vector<uint64_t> list(n);
+  for (auto& i : list) {
+    i = r.u64();
+    if (i >= b.count) throw ProtocolError("an index past the end of a sampled buffer");
+  }
+  return list;
+}
+
+HandBack decode_hand_back(Reader& r, const std::vector<CallRequest>& batch) {
+  HandBack h;
+  if (r.count(kMaxBatchReps, 1) != batch.size()) throw ProtocolError("a hand-back for another batch");
+  h.calls.resize(batch.size());
+  h.indices.resize(batch.size());
+  for (size_t c = 0; c < batch.size(); ++c) {
+    const uint8_t keep = r.u8();
+    if (keep > 1) throw ProtocolError("a hand-back flag that is neither 0 nor 1");
+    h.calls[c] = keep;
+    if (!keep) continue;
+    for (const auto& b : batch[c].buffers)
+      if (b.samples) h.indices[c].push_back(decode_indices(r, b));
+  }
+  r.done();
+  return h;
 }
 
 CallReply decode_reply(Reader& r) {

@@ -15,7 +15,8 @@
 //   checker -> Call{request} + memfd          runner -> CallReply{...}   (repeat)
 //   checker -> TimedRep{R requests} + memfd   runner -> RepReady   (all R sets made, L2 flushed)
 //   checker -> Go (starts its own clock)      runner -> RepDone{ms of all R calls, reply}
-//   checker -> Go{R bytes: hand back rep i's outputs?}  runner -> CallReply   (repeat from TimedRep)
+//   checker -> Go{HandBack: which calls' outputs come back, the elements
+//                 drawn from each sampled output}   runner -> CallReply   (repeat from TimedRep)
 //   checker -> Quit (or closes the socket)
 //
 // Trust. The checker believes nothing the runner says about correctness: it reads the
@@ -33,7 +34,7 @@
 
 namespace cudalab::wire {
 
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;  // 3: sampled outputs in timed batches (HandBack)
 constexpr int kRunnerFd = 3;                       // the runner's end of the socket
 constexpr size_t kGuardElements = 4096;            // guard words after every buffer
 constexpr uint64_t kMaxFramePayload = 16u << 20;   // a frame never carries arrays
@@ -78,12 +79,18 @@ struct BufferSpec {
   bool return_data = true; // copy the elements back (guards always come back)
   uint64_t guard_salt = 0; // guard word i is guard_word(guard_salt, i)
   uint64_t slot_offset = 0;// where this buffer's slot starts in the shared memory
+  // Timed batches only: a poisoned output of which only this many elements come back, drawn by
+  // the checker after the batch ran (HandBack), so that a 400 MB output checked on 4,096
+  // elements moves 16 KiB, not 400 MB. 0: the whole output (every Call, and small outputs).
+  uint32_t samples = 0;
 };
+constexpr uint32_t kMaxSamples = 1u << 16;  // elements drawn from one output of one call
 
 // Bytes of one buffer's slot in the shared memory: its elements (when they travel either
-// way) and its guard words.
+// way; only the drawn ones of a sampled output) and its guard words.
 uint64_t slot_bytes(const BufferSpec& b);
 bool slot_has_data(const BufferSpec& b);  // Data fill or return_data
+uint64_t slot_data_bytes(const BufferSpec& b);  // the elements' part of the slot (the guards follow)
 
 // The guard word at position i past a buffer's end: a quiet NaN whose payload depends on the
 // buffer's salt and on i, so no value computed from another buffer's guards (NaN payloads
@@ -228,6 +235,22 @@ CallReply decode_reply(Reader& r);
 constexpr size_t kMaxBatchReps = 20000;
 void encode_batch(Writer& w, const std::vector<CallRequest>& reps);
 std::vector<CallRequest> decode_batch(Reader& r);
+
+// What a timed batch hands back, decided by the checker after "done", so that the lab's code
+// cannot know which calls, nor which elements of a large output, are checked: per call, whether
+// its outputs come back, and for a call that does, per sampled buffer (BufferSpec::samples > 0,
+// in buffer order) the indices of the elements to bring back, in the order their values go into
+// the buffer's slot.
+struct HandBack {
+  std::vector<uint8_t> calls;                                 // per call of the batch: 1 = hand back
+  std::vector<std::vector<std::vector<uint64_t>>> indices;    // per call, per sampled buffer
+};
+// Elements drawn in one batch, at most: the hand-back travels in one frame.
+constexpr uint64_t kMaxBatchSamples = uint64_t(1) << 20;
+void encode(Writer& w, const HandBack& h);
+// Checked against the batch it answers: a call count, index lists and sample counts that do not
+// match its requests, or an index past its buffer's end, is a ProtocolError.
+HandBack decode_hand_back(Reader& r, const std::vector<CallRequest>& batch);
 
 // ---- Frames on the socket -------------------------------------------------------------------
 // Writes a frame (and, when fd_to_send >= 0, passes that descriptor with it). Throws

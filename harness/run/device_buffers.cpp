@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda_errors.h"
+#include "lab_entry.h"
 
 namespace cudalab::run {
 
@@ -56,15 +57,20 @@ void DeviceBuffers::prepare(const wire::CallRequest& q, const uint8_t* shm) {
   require(cudaDeviceSynchronize(), "preparing the inputs");
 }
 
-void DeviceBuffers::write_back(const wire::CallRequest& q, uint8_t* shm, bool outputs) const {
+void DeviceBuffers::write_back(const wire::CallRequest& q, uint8_t* shm, bool outputs,
+                               const std::vector<std::vector<uint64_t>>& drawn) const {
+  size_t sampled = 0;
   for (size_t i = 0; i < q.buffers.size(); ++i) {
     const auto& b = q.buffers[i];
     const uint8_t* p = static_cast<const uint8_t*>(ptrs_[i]);
     uint8_t* slot = shm + b.slot_offset;
-    if (b.return_data && outputs) {
+    if (b.return_data && outputs && b.samples) {
+      if (sampled == drawn.size()) throw BadRequest("no elements were drawn from the sampled output " + b.name);
+      gather_elements(p, wire::elem_size(b.type), drawn[sampled++], slot);
+    } else if (b.return_data && outputs) {
       require(cudaMemcpy(slot, p, data_bytes(b), cudaMemcpyDeviceToHost), "copying " + b.name + " back");
     }
-    uint8_t* guard_slot = slot + (wire::slot_has_data(b) ? data_bytes(b) : 0);
+    uint8_t* guard_slot = slot + wire::slot_data_bytes(b);
     require(cudaMemcpy(guard_slot, p + data_bytes(b), wire::kGuardElements * 4, cudaMemcpyDeviceToHost),
             "reading the guards of " + b.name);
   }

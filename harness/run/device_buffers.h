@@ -18,7 +18,10 @@ class DeviceBuffers {
   // Allocates (reusing the last call's memory when the shapes match) and fills every buffer.
   void prepare(const wire::CallRequest& q, const uint8_t* shm);
   // Copies returned elements (unless outputs is false) and every buffer's guards into its slot.
-  void write_back(const wire::CallRequest& q, uint8_t* shm, bool outputs = true) const;
+  // A sampled output (BufferSpec::samples > 0, timed batches only) brings back only the elements
+  // `drawn` names for it: drawn holds one index list per sampled buffer, in buffer order.
+  void write_back(const wire::CallRequest& q, uint8_t* shm, bool outputs = true,
+                  const std::vector<std::vector<uint64_t>>& drawn = {}) const;
   const std::vector<void*>& pointers() const { return ptrs_; }
   void release();
 
@@ -31,5 +34,10 @@ class DeviceBuffers {
 void fill_random(void* p, const wire::BufferSpec& b);
 // Evicts the GPU's L2 cache (a no-op on the CPU backend).
 void flush_l2_cache();
+// Copies the elements at `indices` (each below the buffer's count: the protocol checked them) of
+// the device buffer p, elem_bytes each, to host memory `out`, in the order of `indices`: a few
+// thousand elements of a large output without copying all of it (runner_gpu.cu: a gather kernel;
+// runner_cpu.cpp: device memory is host memory).
+void gather_elements(const void* p, size_t elem_bytes, const std::vector<uint64_t>& indices, void* out);
 
 }  // namespace cudalab::run

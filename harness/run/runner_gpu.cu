@@ -1,5 +1,10 @@
-// The runner's GPU-only pieces: fills, the L2 flush, the launch record's self-test.
+// The runner's GPU-only pieces: fills, the L2 flush, gathering sampled elements, the launch
+// record's self-test.
 #include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "cuda_errors.h"
 #include "device_buffers.h"
@@ -12,7 +17,42 @@ namespace {
 
 __global__ void self_test_kernel() {}
 
+__global__ void gather_kernel(const uint8_t* p, size_t elem_bytes, const uint64_t* indices, size_t n, uint8_t* out) {
+  for (size_t s = blockIdx.x * size_t(blockDim.x) + threadIdx.x; s < n; s += size_t(gridDim.x) * blockDim.x)
+    for (size_t b = 0; b < elem_bytes; ++b) out[s * elem_bytes + b] = p[indices[s] * elem_bytes + b];
+}
+
+// Device memory for the gathers, kept from one to the next (a timed batch gathers from a few
+// outputs in a row) and grown when a larger one comes.
+void* gather_scratch(size_t bytes) {
+  static void* scratch = nullptr;
+  static size_t have = 0;
+  if (bytes > have) {
+    if (scratch) cudaFree(scratch);
+    scratch = nullptr;
+    have = 0;
+    require(cudaMalloc(&scratch, bytes), "allocating room to gather sampled elements");
+    have = bytes;
+  }
+  return scratch;
+}
+
 }  // namespace
+
+// One small kernel: a few thousand elements cost one launch and two small copies, where a
+// cudaMemcpy per element would cost a few microseconds each.
+void gather_elements(const void* p, size_t elem_bytes, const std::vector<uint64_t>& indices, void* out) {
+  if (indices.empty()) return;
+  const size_t index_bytes = indices.size() * sizeof(uint64_t), value_bytes = indices.size() * elem_bytes;
+  uint8_t* scratch = static_cast<uint8_t*>(gather_scratch(index_bytes + value_bytes));
+  uint64_t* device_indices = reinterpret_cast<uint64_t*>(scratch);
+  require(cudaMemcpy(device_indices, indices.data(), index_bytes, cudaMemcpyHostToDevice), "copying the drawn indices");
+  const unsigned blocks = unsigned(std::min<size_t>((indices.size() + 255) / 256, 1024));
+  gather_kernel<<<blocks, 256>>>(static_cast<const uint8_t*>(p), elem_bytes, device_indices, indices.size(),
+                                 scratch + index_bytes);
+  require(cudaGetLastError(), "gathering sampled elements");
+  require(cudaMemcpy(out, scratch + index_bytes, value_bytes, cudaMemcpyDeviceToHost), "copying sampled elements back");
+}
 
 void fill_random(void* p, const wire::BufferSpec& b) { wire::fill_on_device(p, b); }
 

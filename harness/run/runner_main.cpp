@@ -165,8 +165,9 @@ void serve_call(int sock, const wire::Frame& f) {
 // CUDA events on the legacy default stream (every stream the lab's code makes is a blocking
 // one, see launch_record_gpu.cpp, so the stop event waits for work on all of them); "done"
 // carries the events' time for all R. Then the runner hands back the outputs and guards of the
-// calls the checker asks for (those it checks). It decides after "done", so the lab's code
-// cannot know which calls count. The checker's own clock runs
+// calls the checker asks for (those it checks), of a large output only the elements it drew
+// (wire::HandBack). It decides after "done", so the lab's code cannot know which calls, nor
+// which elements, count. The checker's own clock runs
 // from "go" to "done" (check/timed_call.cpp): what is reported here is only believed within it.
 //
 // Nothing but the lab's calls runs between the events, and nothing of the runner's own between
@@ -264,12 +265,14 @@ void serve_timed_batch(int sock, const wire::Frame& f) {
   if (stop) cudaEventDestroy(stop);
   if (reply.outcome != wire::Outcome::Ok) return;
   wire::Frame keep;
-  if (!wire::receive_frame(sock, keep, -1) || keep.type != wire::MessageType::Go || keep.payload.size() != reps.size())
+  if (!wire::receive_frame(sock, keep, -1) || keep.type != wire::MessageType::Go)
     throw wire::ProtocolError("expected what to hand back");
+  wire::Reader hr(keep.payload);
+  const wire::HandBack hand_back = wire::decode_hand_back(hr, reps);  // every index checked against its buffer
   wire::CallReply copied;
   guarded(copied, [&] {
-    for (size_t i = 0; i < reps.size(); ++i)
-      if (keep.payload[i]) g_sets[i]->write_back(reps[i], shm.p);  // only the calls the checker checks
+    for (size_t i = 0; i < reps.size(); ++i)  // only the calls the checker checks, only the elements it drew
+      if (hand_back.calls[i]) g_sets[i]->write_back(reps[i], shm.p, true, hand_back.indices[i]);
   });
   send_reply(sock, wire::MessageType::CallReply, copied);
 }

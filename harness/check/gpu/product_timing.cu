@@ -3,8 +3,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,38 +10,14 @@
 #include "baseline_timing.h"
 #include "cuda_errors.h"
 #include "diagnose.h"
-#include "fill.h"
 #include "matrix_reference.h"
 #include "random.h"
 #include "timed_call.h"
 #include "timer.h"
-#include "tolerance.h"
 
 namespace cudalab {
 
 namespace {
-
-// 64 elements of C (the last, then others drawn after the call ran), each a dot product of
-// length K against the fills of A and B: "" when all are within the rounding tolerance.
-std::string check_sampled_product(const LabCallResult& res, size_t c_index, const wire::Fill& fa, const wire::Fill& fb,
-                                  size_t M, size_t N, size_t K, std::mt19937_64& pick) {
-  const uint64_t ka = wire::fill_key(fa), kb = wire::fill_key(fb);
-  for (int s = 0; s < 64; ++s) {
-    const size_t i = s == 0 ? M * N - 1 : pick() % (M * N), r = i / N, col = i % N;
-    double dot = 0, abs_dot = 0;
-    for (size_t q = 0; q < K; ++q) {
-      const double p = double(wire::random_value(fa, ka, r * K + q, M * K)) *
-                       double(wire::random_value(fb, kb, q * N + col, K * N));
-      dot += p;
-      abs_dot += std::fabs(p);
-    }
-    const float got = res.float_at(c_index, i);
-    if (!within(dot, got, dot_tolerance(K, abs_dot)))
-      return "C[" + with_commas(r) + "][" + with_commas(col) + "] is " + std::to_string(got) + ", expected " +
-             std::to_string(dot);
-  }
-  return "";
-}
 
 // One core at 4096^3 would take about a minute: time the first rows of C (about 2^27
 // multiply-adds' worth) and scale to all M rows. Rows of C cost the same, so this is fair.
@@ -82,24 +56,24 @@ TimingReport product_timing(const TimingRequest& req, int lab, const std::string
   };
 
   // The student's product, in the kernel runner: every repetition on matrices of its own, and
-  // checked on 64 elements of C chosen after it ran (a dot product of length K each).
+  // checked on 64 elements of C drawn after it ran (a dot product of length K each; only those
+  // come back).
   auto fill_of = [&](int rep, uint64_t stream) {
     return uniform_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str()), stream, -1.0f, 1.0f);
   };
   size_t c_index = 0;
-  std::mt19937_64 pick(req.seed);
   const MakeCall make_call = [&](int rep) {
     LabCall call(function, lab);
     call.random_input("A", wire::ElemType::F32, M * K, fill_of(rep, 1));
     call.random_input("B", wire::ElemType::F32, K * N, fill_of(rep, 2));
-    c_index = call.output("d_C", wire::ElemType::F32, M * N);
+    c_index = call.sampled_output("d_C", M * N, 64);
     call.scalar(int64_t(M));
     call.scalar(int64_t(N));
     call.scalar(int64_t(K));
     return call;
   };
   const VerifyCall verify = [&](int rep, const LabCall&, const LabCallResult& res) {
-    return check_sampled_product(res, c_index, fill_of(rep, 1), fill_of(rep, 2), M, N, K, pick);
+    return check_product_samples(res.samples.at(c_index), fill_of(rep, 1), fill_of(rep, 2), M, N, K);
   };
   const StudentTiming student = time_lab_calls(make_call, verify);
   // Everything below is the checker's own, timed with no process of the student's alive.
