@@ -32,13 +32,6 @@ uint64_t input_elements(const LabCall& c) {
   return std::max<uint64_t>(n, 1);
 }
 
-// Elements a call's sampled outputs draw when it is checked (lab_call.h: sampled_output).
-uint64_t samples_per_call(const LabCall& c) {
-  uint64_t n = 0;
-  for (size_t b = 0; b < c.request().buffers.size(); ++b) n += c.samples_of(b);
-  return n;
-}
-
 }  // namespace
 
 std::string StudentTiming::method() const {
@@ -51,12 +44,87 @@ std::string shared_timing_method() {
          "median of 5 batches' time per call, held to the checker's own clock";
 }
 
+namespace {
+
+// Elements a call's sampled outputs draw when it is checked (lab_call.h: sampled_output).
+uint64_t samples_per_call(const LabCall& c) {
+  uint64_t n = 0;
+  for (size_t b = 0; b < c.request().buffers.size(); ++b) n += c.samples_of(b);
+  return n;
+}
+
+// The batches of one timing: each call made by make_call, numbered on from the last batch, and
+// the checked ones judged by verify.
+class BatchRunner {
+ public:
+  BatchRunner(const std::function<LabCall(int)>& make_call,
+              const std::function<std::string(int, const LabCall&, const LabCallResult&)>& verify,
+              const StudentTimingConfig& cfg, size_t others, StudentTiming& t)
+      : make_call_(make_call), verify_(verify), cfg_(cfg), others_(others), t_(t) {}
+
+  // One batch of `reps` calls; `all` checks every call. Returns false (t.problem set) when a
+  // call's output was wrong or the batch could not run; reps is halved when the calls' buffers
+  // did not fit in the GPU's memory.
+  bool run(int& reps, bool all, TimedBatch& out) {
+    for (int attempt = 0;; ++attempt) {
+      std::vector<LabCall> calls;
+      calls.reserve(size_t(reps));
+      for (int i = 0; i < reps; ++i) {
+        calls.push_back(make_call_(next_rep_ + i));
+        calls.back().request().sync_after_launch = false;
+        calls.back().request().flush_l2 = cfg_.flush_l2;
+      }
+      try {
+        out = run_timed_batch(calls, [&](size_t n) {
+          if (all) return std::vector<bool>(n, true);
+          return cfg_.check_later_batches ? calls_to_check(n, others_, draw_) : std::vector<bool>(n, false);
+        });
+      } catch (const LabCallFailure& f) {
+        // The runner could not make every call's buffers: fewer calls, in a fresh runner.
+        if (f.kind == LabCallFailure::Kind::OutOfMemory && reps > 1 && attempt < 6) {
+          runner_discard();
+          reps = std::max(1, reps / 2);
+          continue;
+        }
+        runner_discard();  // a failed batch leaves the conversation mid-way: start afresh
+        t_.problem = "timing stopped in the batch of calls " + std::to_string(next_rep_ + 1) + " to " +
+                     std::to_string(next_rep_ + reps) + ": " + f.what();
+        t_.wrong_answer = f.kind != LabCallFailure::Kind::TimedOut;
+        return false;
+      }
+      return judged(calls, out);
+    }
+  }
+
+ private:
+  bool judged(const std::vector<LabCall>& calls, const TimedBatch& out) {
+    for (size_t i = 0; i < calls.size(); ++i) {
+      if (!out.results[i]) continue;
+      if (std::string wrong = verify_(next_rep_ + int(i), calls[i], *out.results[i]); !wrong.empty()) {
+        t_.wrong_answer = true;
+        t_.problem = wrong + " (timed call " + std::to_string(next_rep_ + int(i) + 1) + ", with inputs of its own)";
+        return false;
+      }
+    }
+    next_rep_ += int(calls.size());
+    return true;
+  }
+
+  const std::function<LabCall(int)>& make_call_;
+  const std::function<std::string(int, const LabCall&, const LabCallResult&)>& verify_;
+  const StudentTimingConfig& cfg_;
+  size_t others_;
+  StudentTiming& t_;
+  std::mt19937_64 draw_{std::random_device{}()};  // which calls are checked: the runner cannot see it
+  int next_rep_ = 0;
+};
+
+}  // namespace
+
 StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
                              const std::function<std::string(int rep, const LabCall&, const LabCallResult&)>& verify,
                              const StudentTimingConfig& cfg) {
   StudentTiming t;
-  std::mt19937_64 draw(std::random_device{}());  // which calls are checked: the runner cannot see it
-  int next_rep = 0;
 
   // What one call takes, for how many fit in memory and how many get checked.
   const LabCall first = make_call(0);
@@ -72,78 +140,47 @@ StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
   // The elements drawn from a batch's checked calls travel in one message (wire::kMaxBatchSamples).
   if (const uint64_t drawn = samples_per_call(first); drawn > 0)
     others = std::min<uint64_t>(others, std::max<uint64_t>(wire::kMaxBatchSamples / drawn, 3) - 2);
-
-  // One batch of `reps` calls; `all` checks every call. Returns false (t.problem set) when a
-  // call's output was wrong or the batch could not run.
-  auto run_batch = [&](int& reps, bool all, TimedBatch& out) -> bool {
-    for (int attempt = 0;; ++attempt) {
-      std::vector<LabCall> calls;
-      calls.reserve(size_t(reps));
-      for (int i = 0; i < reps; ++i) {
-        calls.push_back(make_call(next_rep + i));
-        calls.back().request().sync_after_launch = false;
-        calls.back().request().flush_l2 = cfg.flush_l2;
-      }
-      try {
-        out = run_timed_batch(calls, [&](size_t n) {
-          if (all) return std::vector<bool>(n, true);
-          return cfg.check_later_batches ? calls_to_check(n, size_t(others), draw) : std::vector<bool>(n, false);
-        });
-      } catch (const LabCallFailure& f) {
-        // The runner could not make every call's buffers: fewer calls, in a fresh runner.
-        if (f.kind == LabCallFailure::Kind::OutOfMemory && reps > 1 && attempt < 6) {
-          runner_discard();
-          reps = std::max(1, reps / 2);
-          continue;
-        }
-        runner_discard();  // a failed batch leaves the conversation mid-way: start afresh
-        t.problem = "timing stopped in the batch of calls " + std::to_string(next_rep + 1) + " to " +
-                    std::to_string(next_rep + reps) + ": " + f.what();
-        t.wrong_answer = f.kind != LabCallFailure::Kind::TimedOut;
-        return false;
-      }
-      for (int i = 0; i < reps; ++i) {
-        if (!out.results[size_t(i)]) continue;
-        if (std::string wrong = verify(next_rep + i, calls[size_t(i)], *out.results[size_t(i)]); !wrong.empty()) {
-          t.wrong_answer = true;
-          t.problem = wrong + " (timed call " + std::to_string(next_rep + i + 1) + ", with inputs of its own)";
-          return false;
-        }
-      }
-      next_rep += reps;
-      return true;
-    }
-  };
-
-  // Warm-ups: a few calls, then batches of the size the clock asks for until it settles.
+  BatchRunner batches(make_call, verify, cfg, size_t(others), t);
   const uint64_t by_memory = std::max<uint64_t>(1, budget / std::max<uint64_t>(per_call_bytes, 1));
-  int reps = int(std::min<uint64_t>(uint64_t(std::max(1, cfg.warmups)), by_memory));
+  auto per_call = [&](int reps, const TimedBatch& b) { return clock_per_call_ms({reps, b.ms, b.wall_ms}, cfg.bound); };
+
+  // Warm-up: the first call alone; unless it lasted a batch by itself, cfg.warmups - 1 more.
+  int reps = 1;
   TimedBatch b;
-  if (!run_batch(reps, true, b)) return t;
-  double est = clock_per_call_ms({reps, b.ms, b.wall_ms}, cfg.bound);
-  reps = batch_reps(est, per_call_bytes, budget, cfg.bound);
-  for (int warm = 0; warm < 3; ++warm) {
-    int used = reps;
-    if (!run_batch(used, false, b)) return t;
-    est = clock_per_call_ms({used, b.ms, b.wall_ms}, cfg.bound);
-    reps = batch_reps(est, per_call_bytes, budget, cfg.bound);
-    if (std::abs(reps - used) <= std::max(1, used / 4)) {
-      reps = used;
-      break;
-    }
+  if (!batches.run(reps, true, b)) return t;
+  double est = per_call(reps, b);
+  if (est < cfg.bound.target_batch_ms && cfg.warmups > 1) {
+    reps = int(std::min<uint64_t>(uint64_t(cfg.warmups - 1), by_memory));
+    if (!batches.run(reps, true, b)) return t;
+    est = per_call(reps, b);
   }
 
+  // Batches of the R the last one's clock asks for. The first whose own clock agrees with its R
+  // (within a quarter; after 3 re-sizings, whatever it is) is the first of the timed batches:
+  // they are all made and judged alike, and a batch re-run only to confirm its size would be
+  // host time for nothing.
+  reps = batch_reps(est, per_call_bytes, budget, cfg.bound);
   std::vector<BatchTime> timed;
-  for (int k = 0; k < cfg.batches; ++k) {
-    if (!run_batch(reps, false, b)) return t;
+  for (int resized = 0; int(timed.size()) < cfg.batches;) {
+    int used = reps;
+    if (!batches.run(used, false, b)) return t;
     if (b.threads_left > 0) {
       t.problem = "time refused: your code left " + std::to_string(b.threads_left) +
                   " host thread(s) running after it returned; work they do after the timing's stop event would count "
                   "in neither clock";
       return t;
     }
-    timed.push_back({reps, b.ms, b.wall_ms});
-    t.all_ms.push_back(reps > 0 ? b.ms / reps : 0);
+    reps = used;
+    if (timed.empty() && resized < 3) {
+      const int asked = batch_reps(per_call(used, b), per_call_bytes, budget, cfg.bound);
+      if (std::abs(asked - used) > std::max(1, used / 4)) {
+        reps = asked;
+        ++resized;
+        continue;
+      }
+    }
+    timed.push_back({used, b.ms, b.wall_ms});
+    t.all_ms.push_back(used > 0 ? b.ms / used : 0);
   }
   t.reps = reps;
   t.batches = int(timed.size());

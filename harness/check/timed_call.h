@@ -29,7 +29,10 @@
 namespace cudalab {
 
 struct StudentTimingConfig {
-  int warmups = 3;                   // calls in the first warm-up batch (then one of R calls)
+  // Warm-up calls: the first alone, then warmups - 1 more in a batch, unless the first lasted a
+  // whole batch (target_batch_ms) by itself. Then batches of R until R settles; the first at the
+  // settled R is the first timed batch.
+  int warmups = 3;
   int batches = 5;                   // timed batches of R calls; the median batch counts
   bool flush_l2 = true;
   TimeBound bound;

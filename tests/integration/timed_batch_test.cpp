@@ -2,7 +2,8 @@
 // its timing is "emulated"): lab 4's solution and a planted bug, called as lab 4's timing calls
 // them, with the output sampled (LabCall::sampled_output). The elements drawn after the batch
 // ran come back, and only they; the last element is always among them; a wrong one fails the
-// check; and a runner handed an index past the output's end stops talking (a ProtocolError).
+// check, in a batch and in a whole timing (time_lab_calls: warm-ups, sizing, 5 timed batches);
+// and a runner handed an index past the output's end stops talking (a ProtocolError).
 //   CUDALAB_TEST_BUILD=build/cpu build/tests/timed_batch_test   (make test-timed-batch)
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
@@ -18,6 +19,7 @@
 #include "protocol.h"
 #include "runner_process.h"
 #include "runner_session.h"
+#include "timed_call.h"
 
 using namespace cudalab;
 
@@ -132,4 +134,44 @@ TEST_CASE("a runner handed an index past the output's end refuses the hand-back 
   wire::send_frame(rp.socket(), wire::MessageType::Go, hw.bytes());
   CHECK_THROWS_AS(wire::receive_frame(rp.socket(), f, rp.timeout_ms()), wire::ProtocolError);
   CHECK(rp.stop() == "exited with status 0");
+}
+
+namespace {
+
+// A whole timing of lab 4 at kRows x kCols in `program`, as lab4_timing.cu runs it. The bound's
+// allowance is widened: an emulated call's events are the runner's wall clock, and on a loaded
+// machine waking a process can take longer than a GPU's 0.25 ms; what is tested here is the
+// sequence of batches and the checking, not the bound (tests/unit/timing_bound_test.cpp).
+StudentTiming transpose_timing(const std::string& program) {
+  runner_configure(config_for(program), 4);
+  StudentTimingConfig cfg;
+  cfg.memory_budget_bytes = uint64_t(64) << 20;
+  cfg.bound.overhead_ms = 100;
+  const StudentTiming t = time_lab_calls([](int rep) { return transpose_call(kRows, kCols, 100 + uint64_t(rep)); },
+                                         [](int rep, const LabCall&, const LabCallResult& res) {
+                                           return check_transpose_samples(res.samples.at(1), input_fill(100 + uint64_t(rep)),
+                                                                          kRows, kCols);
+                                         },
+                                         cfg);
+  runner_finish();
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a whole timing of the solution is believed, in 5 timed batches, every checked call on drawn elements") {
+  const StudentTiming t = transpose_timing("solutions/lab4-runner");
+  CHECK_MESSAGE(t.ok, t.problem);
+  CHECK(t.batches == 5);
+  CHECK(t.all_ms.size() == 5);
+  CHECK(t.reps >= 1);
+  MESSAGE("the solution: " << t.method() << ", " << t.median_ms << " ms per call");
+}
+
+TEST_CASE("a whole timing of the planted bug stops at its first call, on the element that is always drawn") {
+  const StudentTiming t = transpose_timing("fixtures/lab4_grid_round_down");
+  CHECK_FALSE(t.ok);
+  CHECK(t.wrong_answer);
+  CHECK_MESSAGE(t.problem.rfind("element [319][1,024] of the output is", 0) == 0, t.problem);
+  CHECK_MESSAGE(t.problem.find("(timed call 1, ") != std::string::npos, t.problem);
 }
