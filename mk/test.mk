@@ -10,7 +10,7 @@
 TEST_OUT := build/tests
 TEST_CXX := g++ -std=c++20 -O1 -Wall -Wextra -Wno-restrict -Iharness/include -Iharness/check -Iharness/common -DCUDALAB_CONTRACT_ONLY -MMD -MP
 # The checker's logic that needs no GPU and no runner, and the protocol both sides speak.
-UNIT_CHECK := options tolerance diagnose stats json_writer run_record_json shape cause sum_reference sanitizer_digest timing_bound runner_words gpu_gate index_width matrix_reference
+UNIT_CHECK := options tolerance diagnose stats json_writer run_record_json shape cause sum_reference sanitizer_digest timing_bound runner_words gpu_gate index_width matrix_reference topk_reference
 UNIT_COMMON := random protocol
 UNIT_OBJS := $(patsubst %,$(TEST_OUT)/check/%.o,$(UNIT_CHECK)) $(patsubst %,$(TEST_OUT)/common/%.o,$(UNIT_COMMON)) \
              $(patsubst tests/unit/%.cpp,$(TEST_OUT)/unit/%.o,$(wildcard tests/unit/*.cpp))

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "protocol.h"
 #include "suite.h"
 
 namespace cudalab {
@@ -22,6 +23,16 @@ std::vector<TopKEntry> top_k_reference(const std::vector<float>& values, size_t 
 
 // One CPU core (a bounded heap, one pass): the "one CPU core" row of lab 8's timing.
 std::vector<TopKEntry> top_k_serial(const std::vector<float>& values, size_t k);
+
+// The first k of the n values a Random float fill makes (protocol.h), without an array of them:
+// on the checker's GPU from 2^24 values (fill_reference.h), else each core makes its share of the
+// values and keeps its own first k. Lab 8's timed calls are checked against it.
+std::vector<TopKEntry> top_k_of_fill(size_t n, const wire::Fill& fill, size_t k);
+
+// Whether the answer is exactly `expected`, place by place (value bits and index): the pass that
+// needs no input values (judge_top_k says what is wrong otherwise).
+bool top_k_matches(const std::vector<TopKEntry>& expected, const std::vector<float>& got_values,
+                   const std::vector<int32_t>& got_indices);
 
 // The place (0-based) of element `index` in the whole order: how many elements come before
 // it. For explaining a missing element ("the 3rd largest"); O(n).
