@@ -73,7 +73,7 @@ TimingReport lab_timing(const TimingRequest& req) {
     const Timing cpu = time_host([&] {
       volatile int first = top_k_serial(input, size_t(k))[0].index;
       (void)first;
-    });
+    }, 3);  // the median of 3, as every lab's CPU row: each run is 0.2 s of the run's time
     add("one CPU core (one pass, a heap of k)", "cpu", cpu.median_ms, "");
   }
   // The harness's kernels on the student's very calls: fresh values, the top k checked alike.
