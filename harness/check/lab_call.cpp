@@ -268,12 +268,12 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
                          "no kernel ran: the result was computed on the host. " + function +
                              " must launch your kernel(s) and leave the result in GPU memory",
                          res.notes);
-  for (size_t i = 0; i < q.buffers.size(); ++i) {
-    const auto& b = q.buffers[i];
+  for (size_t buffer = 0; buffer < q.buffers.size(); ++buffer) {
+    const auto& b = q.buffers[buffer];
     const uint8_t* slot = shm.p + b.slot_offset;
     const size_t bytes = b.count * wire::elem_size(b.type);
     res.data.emplace_back(b.return_data && !b.samples ? std::vector<uint8_t>(slot, slot + bytes) : std::vector<uint8_t>{});
-    res.samples.push_back(i < drawn.size() ? samples_in_slot(b, slot, drawn[i]) : std::vector<OutputSample>{});
+    res.samples.push_back(buffer < drawn.size() ? samples_in_slot(b, slot, drawn[buffer]) : std::vector<OutputSample>{});
     const uint8_t* g = slot + wire::slot_data_bytes(b);
     GuardState st;
     for (size_t i = 0; i < wire::kGuardElements; ++i) {
