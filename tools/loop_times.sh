@@ -81,5 +81,12 @@ for n in $present; do
   printf '%-4s %s %s %s\n' "$n" "$(cell "$s_sec" "$s_rc" pass)" "$(cell "$l_sec" "$l_rc" fail)" "$(cell "$e_sec" "$e_rc" fail)"
 done
 echo
-echo "logs: $OUT (solutionN.log, labN.log, editN.log, build.log)"
+# What each passing run measured (its first timing row), so a run that skipped or refused its
+# timing cannot pass for a fast one.
+for n in $present; do
+  row=$(sed 's/\x1b\[[0-9;]*m//g' "$OUT/solution$n.log" | grep -m1 -E "^  (your|timing: )" | tr -s ' ')
+  echo "lab $n solution: ${row:-no timing row}"
+done
+tar -czf "$OUT/logs.tar.gz" -C "$OUT" --exclude logs.tar.gz . 2>/dev/null
+echo "logs: $OUT (solutionN.log, labN.log, editN.log, build.log; all in logs.tar.gz)"
 [ "$unexpected" -eq 0 ] || echo "exit! marks a run that did not end as expected: a solution that failed, or a stub that passed (labs/ solved?)"
