@@ -114,8 +114,11 @@ CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::v
   }
   // One note per barrier (file:line), whichever block and check it came from.
   std::vector<std::string> seen;
-  // A run in which nothing passed (a stub) has shown no barrier worth judging.
-  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) { return o.result.status == Status::Pass; })) {
+  // A run in which nothing passed (a stub) has shown no barrier worth judging. A check failed
+  // for a race alone (CHECK=race) saw the kernel at work all the same.
+  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) {
+        return o.result.status == Status::Pass || o.result.cause == Cause::Race;
+      })) {
     r.status = Status::NotRun;
     r.cause = Cause::NotJudged;
     r.message = "not judged: no check passed, so no barrier of yours was seen at work";
@@ -184,11 +187,14 @@ CheckResult races_verdict(const std::vector<CheckOutcome>& done, const std::vect
     r.cause = Cause::Race;
     // The first line names the race: both lines and the memory, when the detector named them.
     r.message = race->result.message;
-    std::string where;
+    std::vector<std::string> where;
     for (const auto& o : done)
       if (o.result.cause == Cause::Race && std::find(hidden.begin(), hidden.end(), o.check.id) == hidden.end())
-        where += (where.empty() ? "" : ", ") + o.check.id;
-    r.notes.push_back("seen in check" + std::string(where.find(',') == std::string::npos ? " " : "s ") + where);
+        where.push_back(o.check.id);
+    std::string list;
+    for (size_t i = 0; i < where.size() && i < 3; ++i) list += (i ? ", " : "") + where[i];
+    if (where.size() > 3) list += " and " + std::to_string(where.size() - 3) + " more";
+    r.notes.push_back(std::string(where.size() == 1 ? "seen in check " : "seen in checks ") + list);
     return r;
   }
   if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) { return o.result.status == Status::Pass; })) {

@@ -395,11 +395,17 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src, co
     }
     if (!shared)
       if (const std::string name = global_memory_name(n, close2, buffers, src); !name.empty()) array = " (" + name + ")";
-    std::string s = std::string("a data race on ") + (shared ? "shared memory" : "global memory") + array +
-                    (between ? ", between blocks" : "") + ": " + k1 + " at " +
-                    (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +
-                    (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" +
-                    (t1.empty() || t2.empty() ? std::string("") : " (" + t1 + ", " + t2 + ")");
+    const std::string head = std::string("a data race on ") + (shared ? "shared memory" : "global memory") + array +
+                             (between ? ", between blocks" : "") + ": ";
+    const std::string threads = t1.empty() || t2.empty() ? std::string("") : " (" + t1 + ", " + t2 + ")";
+    // One line whose every thread writes the same word (a block's result written without
+    // `if (threadIdx.x == 0)`): no barrier orders that, one writer does.
+    if (!a.empty() && a == b && std::strcmp(k1, "a write") == 0 && std::strcmp(k2, "a write") == 0)
+      return head + "writes at " + a + " touch the same memory from two threads" + threads +
+             (between ? ", of two blocks: let one block write it, or add with atomicAdd"
+                      : ": let one thread write it (`if (threadIdx.x == 0)`)");
+    std::string s = head + k1 + " at " + (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +
+                    (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" + threads;
     if (!between)
       return s + " with no __syncthreads() between them: put one between them, where every thread of the block "
                  "reaches it";
