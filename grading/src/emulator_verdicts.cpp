@@ -26,7 +26,8 @@ void take_emulator_verdicts(std::vector<CheckOutcome>& checks, const std::vector
     c.message = same->message;
     c.details = same->details;
     c.details.push_back("judged by the CPU backend's emulator, which sees every thread reach (or skip) each "
-                        "barrier: the same verdict wherever your file is graded");
+                        "barrier and, under its race detector, every access: the same verdict wherever your file is "
+                        "graded");
   }
 }
 

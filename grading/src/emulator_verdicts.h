@@ -1,8 +1,10 @@
 // Checks that only the CPU backend's emulator can judge (the checker's report marks them
 // "judged_by": "emulator"): barrier divergence, which a GPU lets pass when the threads that skip
-// a barrier have exited, and compute-sanitizer's synccheck cannot see. One file gets one verdict
-// for them wherever it is graded: on a GPU the grader also builds the file for the CPU backend
-// (in the same jailed build step) and takes these checks' verdicts from an emulator run.
+// a barrier have exited, and compute-sanitizer's synccheck cannot see; races, which give right
+// answers in whatever order one machine happens to run blocks, and only the emulator's race
+// detector sees. One file gets one verdict for them wherever it is graded: the grader also builds
+// the file for the CPU backend under the race detector (in the same jailed build step) and takes
+// these checks' verdicts from an emulator run of it.
 #pragma once
 #include <string>
 #include <vector>

@@ -188,11 +188,16 @@ std::string submission_key(const Submission& s, const std::string& backend) {
   return sha256_hex(bytes ? *bytes : "unreadable: " + why) + ":" + backend;
 }
 
+std::vector<std::string> build_settings(const std::string& build) {
+  if (build == kEmulatorBuild) return {"BACKEND=cpu", "CHECK=race"};
+  return {"BACKEND=" + build};
+}
+
 std::string run_trusted_make(const GradingContext& ctx, const std::vector<std::string>& targets, std::string* output,
                              const std::string& backend) {
   RunSpec spec;
-  spec.argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(),
-               "BACKEND=" + (backend.empty() ? ctx.backend : backend), "LAB=" + std::to_string(ctx.lab)};
+  spec.argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "LAB=" + std::to_string(ctx.lab)};
+  for (const std::string& v : build_settings(backend.empty() ? ctx.backend : backend)) spec.argv.push_back(v);
   spec.argv.insert(spec.argv.end(), targets.begin(), targets.end());
   spec.env = base_env(ctx, fs::temp_directory_path(), ctx.path_env);
   spec.cwd = ctx.repo;
@@ -234,10 +239,10 @@ RunResult run_in_build_jail(const GradingContext& ctx, unsigned index, const fs:
 // built and in view (mk/grading.mk). A build that had to make one could only fail, and blame the
 // file. Nothing of the student's is involved yet, so the answer is the grader's to act on.
 void require_harness_ready(const GradingContext& ctx, unsigned index, const fs::path& dir, const std::string& backend) {
-  RunResult ready = run_in_build_jail(ctx, index, dir,
-                                      {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "grading-runner-check",
-                                       "LAB=" + std::to_string(ctx.lab), "BACKEND=" + backend, nvcc_setting(ctx)},
-                                      ctx.build_timeout, 16 << 10);
+  std::vector<std::string> argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "grading-runner-check",
+                                   "LAB=" + std::to_string(ctx.lab), nvcc_setting(ctx)};
+  for (const std::string& v : build_settings(backend)) argv.push_back(v);
+  RunResult ready = run_in_build_jail(ctx, index, dir, argv, ctx.build_timeout, 16 << 10);
   if (!ready.started) throw std::runtime_error("a student's build jail could not start: " + ready.start_error);
   if (ready.timed_out || ready.exit_code != 0 || ready.term_signal != 0)
     throw std::runtime_error("the course's harness is not ready for a student's build (grader setup, not the student's file; " +
@@ -247,8 +252,11 @@ void require_harness_ready(const GradingContext& ctx, unsigned index, const fs::
 // `make lab-runner` of the student's file for `backend`, into `out`.
 std::vector<std::string> lab_runner_make(const GradingContext& ctx, const fs::path& src, const fs::path& out,
                                          const std::string& backend) {
-  return {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-runner", "LAB=" + std::to_string(ctx.lab),
-          "SRC=" + src.string(), "OUT=" + out.string(), "BACKEND=" + backend, nvcc_setting(ctx)};
+  std::vector<std::string> argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-runner",
+                                   "LAB=" + std::to_string(ctx.lab), "SRC=" + src.string(), "OUT=" + out.string(),
+                                   nvcc_setting(ctx)};
+  for (const std::string& v : build_settings(backend)) argv.push_back(v);
+  return argv;
 }
 
 // The file read, decoded and held to the source rules: its text, or the result that stops here.
@@ -351,15 +359,17 @@ std::vector<std::string> check_args(const GradingContext& ctx, const StudentResu
   return args;
 }
 
-// The same file built for the CPU backend beside the GPU runner (ctx.emulator on), in the same
-// jail: the emulator judges the checks a GPU cannot. A build that fails here (a file the CPU
-// backend cannot compile) costs nothing: those checks keep the checker's verdict, with a note.
+// The same file built for the CPU backend under its race detector beside the runner (ctx.emulator
+// on), in the same jail: the emulator judges the checks a GPU (or the plain CPU build) cannot. A
+// build that fails here (a file the CPU backend cannot compile) costs nothing: those checks keep
+// the checker's verdict, with a note.
 void build_emulator_runner(const GradingContext& ctx, unsigned index, const fs::path& dir, const fs::path& src_file,
                            Built& built) {
   PhaseTimer step(ctx.clock, "build: for the emulator");
-  if (!ctx.harness_proven) require_harness_ready(ctx, index, dir, "cpu");
+  if (!ctx.harness_proven) require_harness_ready(ctx, index, dir, kEmulatorBuild);
   const fs::path out = dir / "bin" / "lab-cpu";
-  RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, out, "cpu"), ctx.build_timeout, 16 << 10);
+  RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, out, kEmulatorBuild), ctx.build_timeout,
+                                  16 << 10);
   if (!b.started) throw std::runtime_error("a student's build jail could not start: " + b.start_error);
   if (b.started && !b.timed_out && b.exit_code == 0 && b.term_signal == 0 && fs::exists(out))
     built.emulator_runner = out;
@@ -689,8 +699,6 @@ bool looks_handed_in_as_stub(const std::vector<CheckOutcome>& checks) {
   return !passed && failed && unwritten == failed;
 }
 
-constexpr uint64_t kEmulatorLargestElements = uint64_t(1) << 20;
-
 EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vector<std::string> args) {
   const fs::path dir = ctx.work / built.result.student, run_dir = dir / "emulator";
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
@@ -702,9 +710,11 @@ EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vec
     jail->cpu_weight = 10;   // background work: the checks' and the timing's runs come first
   }
   args.push_back("--no-timing");
-  // The small checks only: a barrier some threads skip, or a race, shows in them as well as in
-  // the large ones, and the emulator then costs about a second of CPU a student, not ten.
-  args.insert(args.end(), {"--largest", std::to_string(kEmulatorLargestElements)});
+  // The small checks only (the rubric's limits.emulator_largest): a barrier some threads skip, or
+  // a race, shows in them as well as in the large ones, and the emulator then costs about a second
+  // of CPU a student, not ten. One order of blocks: the race detector, not a second run in
+  // reverse, judges the races, and the verdict is the same wherever the file is graded.
+  args.insert(args.end(), {"--largest", std::to_string(ctx.rubric.limits.emulator_largest), "--schedule", "in-order"});
   const auto t0 = std::chrono::steady_clock::now();
   LabRun run = run_checker_program(ctx, ctx.emulator.checker, cpu.runner, dir, args, ctx.run_timeout, "", jail);
   EmulatorRun out;

@@ -117,10 +117,17 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
 void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu,
                   const std::filesystem::path& gate = {});
 
+// The build whose run judges the emulator's checks: the CPU backend under its race detector
+// (`make BACKEND=cpu CHECK=race`), which sees every barrier as the plain build does, and every
+// access. Passed where a make takes a backend.
+inline const std::string kEmulatorBuild = "cpu-race";
+// The make variables that choose a build: BACKEND=..., and CHECK=race for kEmulatorBuild.
+std::vector<std::string> build_settings(const std::string& build);
+
 // Runs make in the checkout as the grader (trusted, outside any jail) for the backend and lab
 // graded (`make BACKEND=... LAB=... targets...`): "" when it succeeded, else what went wrong
 // and its output. `output`, when given, receives what it printed.
-// `backend`, when given, replaces ctx.backend (the CPU backend's checker for the emulator).
+// `backend`, when given, replaces ctx.backend (kEmulatorBuild: the emulator's checker and harness).
 std::string run_trusted_make(const GradingContext& ctx, const std::vector<std::string>& targets,
                              std::string* output = nullptr, const std::string& backend = "");
 

@@ -239,8 +239,8 @@ RunSetup prepare_run(Config& cfg) {
   // every build, jailed or not, is given the same search paths the grader was.
   for (const char* name : {"CPATH", "LIBRARY_PATH"})
     if (const char* v = std::getenv(name); v && *v) ctx.build_env.push_back(std::string(name) + "=" + v);
-  ctx.emulator.enabled =
-      cfg.emulator_verdicts == "always" || (cfg.emulator_verdicts == "auto" && ctx.backend == "cuda");
+  // "auto" is settled by the reference's report (set_reference): ready for it until then.
+  ctx.emulator.enabled = cfg.emulator_verdicts != "never";
   ctx.build_timeout = cfg.build_timeout.value_or(ctx.rubric.limits.build_seconds);
   ctx.run_timeout = cfg.run_timeout.value_or(ctx.rubric.limits.run_seconds);
 
@@ -301,8 +301,10 @@ void set_reference(RunSetup& run, const Config& cfg) {
   ctx.check_timeout = cfg.check_timeout.value_or(
       std::min(ctx.rubric.limits.check_seconds * run.per_slot, (10 + 3 * ref.seconds) * run.per_slot));
   // The emulator's checks, by the same rule from its own run of the reference; none to take
-  // (a lab with no emulator-judged check): no CPU build for anyone.
-  ctx.emulator.enabled = ctx.emulator.enabled && has_emulator_checks(ctx.reference_checks);
+  // (a lab with no emulator-judged check): no CPU build for anyone. "auto" on the CPU backend:
+  // only when its own run leaves one unjudged (races: the plain build has no race detector).
+  const bool wanted = cfg.emulator_verdicts == "always" || ctx.backend == "cuda" || ref.unjudged_here;
+  ctx.emulator.enabled = ctx.emulator.enabled && wanted && has_emulator_checks(ctx.reference_checks);
   ctx.emulator.check_timeout = cfg.check_timeout.value_or(
       std::min(ctx.rubric.limits.check_seconds * run.per_slot, (10 + 3 * ref.emulator_seconds) * run.per_slot));
 }

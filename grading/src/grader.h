@@ -29,11 +29,12 @@ struct Config {
   // and memory (grader.cpp, parallel_run_slots).
   unsigned parallel_runs = 0;
   bool class_report = true;                 // run grading/report/class_report.py at the end
-  // --emulator-verdicts: the checks only the CPU backend's emulator can judge (barriers; the
-  // report's "judged_by": "emulator"). "auto": on a GPU each file is also built for the CPU
-  // backend and those checks' verdicts come from an emulator run, so a file gets one verdict
-  // wherever it is graded; "always": the same on the CPU backend (a second, separate run: how
-  // the tests exercise the GPU's path without one); "never": a GPU skips them.
+  // --emulator-verdicts: the checks only the CPU backend's emulator can judge (barriers, races;
+  // the report's "judged_by": "emulator"). "auto": each file is also built for the CPU backend
+  // under its race detector and those checks' verdicts come from an emulator run of it, so a file
+  // gets one verdict wherever it is graded: on a GPU always, on the CPU backend when its own run
+  // leaves one unjudged (races); "always": on the CPU backend too whatever its run judged (how the
+  // tests exercise the GPU's path without one); "never": they stay as the checker's run left them.
   std::string emulator_verdicts = "auto";
   // --time-apart: the GPU's two phases (everyone's checks, then the correct ones timed, one at a
   // time) on the CPU backend too, where the timing only says "emulated" (tests/grading checks

@@ -40,8 +40,9 @@ int main(int argc, char** argv) {
                  "correctness runs at once per GPU (timing always runs alone); default from cores and memory");
   app.add_flag("!--no-report", cfg.class_report, "do not write the class report (report.html)");
   app.add_option("--emulator-verdicts", cfg.emulator_verdicts,
-                 "checks only the CPU backend's emulator can judge (barriers): auto (on a GPU, also build each file for "
-                 "the CPU backend and take them from an emulator run), always (on the CPU backend too), never")
+                 "checks only the CPU backend's emulator can judge (barriers, races): auto (also build each file for "
+                 "the CPU backend under its race detector and take them from that run: on a GPU, and on the CPU "
+                 "backend for the races its plain run cannot judge), always (every such check, on either backend), never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_flag("--time-apart", cfg.time_apart,

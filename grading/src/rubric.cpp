@@ -107,7 +107,10 @@ Rubric parse_rubric(const std::string& text, const std::string& source_name) {
   L.file_mb = uint64_t(number(t["limits"]["file_mb"], "limits.file_mb", double(L.file_mb)));
   L.processes = uint64_t(number(t["limits"]["processes"], "limits.processes", double(L.processes)));
   L.output_kb = uint64_t(number(t["limits"]["output_kb"], "limits.output_kb", double(L.output_kb)));
-  if (L.build_seconds <= 0 || L.run_seconds <= 0 || L.check_seconds <= 0) fail("limits must be positive");
+  L.emulator_largest =
+      uint64_t(number(t["limits"]["emulator_largest"], "limits.emulator_largest", double(L.emulator_largest)));
+  if (L.build_seconds <= 0 || L.run_seconds <= 0 || L.check_seconds <= 0 || L.emulator_largest == 0)
+    fail("limits must be positive");
   return r;
 }
 

@@ -44,6 +44,11 @@ struct Rubric {
     uint64_t file_mb = 64;
     uint64_t processes = 512;
     uint64_t output_kb = 64;      // output kept for the feedback
+    // The emulator's run (the checks only it can judge: barriers, races) takes the checks up to
+    // this many elements (M x N x K for a product): the small ones, about a second of CPU a
+    // student under the race detector. A race shows there as it does in the large ones, once a
+    // size has as many levels (lab 3's in-place level needs 1024^2 + 1 for 1,024-element blocks).
+    uint64_t emulator_largest = uint64_t(1) << 20;
   } limits;
 
   double points_for(const std::string& check_id) const;

@@ -127,11 +127,11 @@ std::vector<std::string> words(const std::string& text) {
 // folders (build/grading: other students, the reference's build), not the grades or the
 // submissions (never under a path listed here); inside the view, every folder of generated
 // copies of the solutions is covered.
-// With the emulator on, the CPU backend's build is in view too; and the folders of the build's
-// own CPATH and LIBRARY_PATH (libraries carried beside the checkout).
+// With the emulator on, its build's (the CPU backend under the race detector) is in view too; and
+// the folders of the build's own CPATH and LIBRARY_PATH (libraries carried beside the checkout).
 void set_build_view(GradingContext& ctx) {
   std::vector<std::string> backends = {ctx.backend};
-  if (ctx.emulator.enabled && ctx.backend != "cpu") backends.push_back("cpu");
+  if (ctx.emulator.enabled) backends.push_back(kEmulatorBuild);
   std::vector<std::string> shown;
   for (const std::string& backend : backends) {
     std::string out;
@@ -186,10 +186,12 @@ void build_course(GradingContext& ctx) {
   ctx.checker = ctx.repo / "build" / ctx.backend / "check" / ("lab" + lab);
   if (!fs::exists(ctx.checker)) throw SetupError("no checker at " + ctx.checker.string() + " after building it");
   if (ctx.emulator.enabled) {
-    if (std::string err = run_trusted_make(ctx, {"lab-checker", "grading-runner-prereqs"}, nullptr, "cpu"); !err.empty())
-      throw SetupError("lab " + lab + "'s CPU backend, which judges the checks a GPU cannot (barriers), does not build "
-                       "(make lab-checker grading-runner-prereqs LAB=" + lab + " BACKEND=cpu; it needs Boost.Context, or "
-                       "grade with --emulator-verdicts never):\n" + indented(err));
+    if (std::string err = run_trusted_make(ctx, {"lab-checker", "grading-runner-prereqs"}, nullptr, kEmulatorBuild);
+        !err.empty())
+      throw SetupError("lab " + lab + "'s CPU backend under its race detector, which judges the checks a GPU cannot "
+                       "(barriers, races), does not build (make lab-checker grading-runner-prereqs LAB=" + lab +
+                       " BACKEND=cpu CHECK=race; it needs Boost.Context, or grade with --emulator-verdicts never):\n" +
+                       indented(err));
     ctx.emulator.checker = ctx.repo / "build" / "cpu" / "check" / ("lab" + lab);
   }
   if (ctx.jailed) set_build_view(ctx);
@@ -265,6 +267,7 @@ ReferenceFacts prove_reference(const GradingContext& ctx, const fs::path& source
       throw SetupError(who + ": the checker's report could not be read (" + e.what() + ")");
     }
     for (const auto& c : rep.checks) {
+      facts.unjudged_here |= c.judged_by == "emulator" && c.cause == "needs_emulator";
       if (is_solution && c.status != "pass" && c.status != "skipped")
         throw SetupError(who + ", built and run the way a student's file is, fails here:\n    " + check_line(c));
       if (!is_solution && c.status == "error")

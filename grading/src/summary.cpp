@@ -18,7 +18,9 @@ std::vector<std::string> failure_reasons(const StudentResult& r) {
   // One reason per kind, not per check: "wrong answers" counts students, not checks.
   std::set<std::string> out;
   for (const auto& c : r.checks) {
-    if (c.status == "fail") out.insert("wrong answers");
+    // A race or a barrier some threads skip is a reason of its own: it can pass every other check.
+    if (c.status == "fail")
+      out.insert(c.cause == "race" ? "races" : c.cause == "barrier_divergence" ? "barrier divergence" : "wrong answers");
     if (c.status == "error") out.insert(ended_its_runner(c) ? "crashed or hung" : "CUDA errors");
     // A verdict over the other checks (barriers) is "not judged" when none of them passed: that
     // is those checks' failure, not a reason of its own.

@@ -231,7 +231,9 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
   LabCallResult res;
   res.launches = reply.launches;
   res.launches_total = reply.launches_total;
-  res.notes = notes_in_checker_words(reply.notes, reply.launches, lab_source());
+  std::vector<std::string> buffers;
+  for (const auto& b : q.buffers) buffers.push_back(b.name);
+  res.notes = notes_in_checker_words(reply.notes, reply.launches, lab_source(), buffers);
   if (reply.outcome != wire::Outcome::Ok) {
     const std::string message = failure_message(reply, function, lab_source());
     LabCallFailure::Kind kind = LabCallFailure::Kind::Exception;

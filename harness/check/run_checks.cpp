@@ -57,6 +57,7 @@ std::string launch_summary(const std::vector<wire::Launch>& launches, uint64_t t
 
 // The cases this run executes: the suite's table, one --only case, or one --size case.
 CheckCase barriers_case();
+CheckCase races_case();
 
 std::vector<CheckCase> select_cases(const LabSuite& suite, const Options& opt) {
   if (opt.timing_only) return {};
@@ -83,9 +84,15 @@ std::vector<CheckCase> select_cases(const LabSuite& suite, const Options& opt) {
     cases.erase(std::remove_if(cases.begin(), cases.end(),
                                [&](const CheckCase& c) { return c.shape.elements() > opt.largest; }),
                 cases.end());
-  if (!opt.size && opt.only.empty()) cases.push_back(barriers_case());
+  if (!opt.size && opt.only.empty()) {
+    cases.push_back(barriers_case());
+    cases.push_back(races_case());
+  }
   return cases;
 }
+
+// The checks whose verdict is made from the others' (barriers, races): they run last.
+bool verdict_over_run(const CheckCase& c) { return c.id == "barriers" || c.id == "races"; }
 
 // A verdict over the whole run: no barrier divergence in any check. The CPU backend's emulator
 // sees every __syncthreads() every thread reaches and notes a barrier that some threads of a
@@ -107,8 +114,11 @@ CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::v
   }
   // One note per barrier (file:line), whichever block and check it came from.
   std::vector<std::string> seen;
-  // A run in which nothing passed (a stub) has shown no barrier worth judging.
-  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) { return o.result.status == Status::Pass; })) {
+  // A run in which nothing passed (a stub) has shown no barrier worth judging. A check failed
+  // for a race alone (CHECK=race) saw the kernel at work all the same.
+  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) {
+        return o.result.status == Status::Pass || o.result.cause == Cause::Race;
+      })) {
     r.status = Status::NotRun;
     r.cause = Cause::NotJudged;
     r.message = "not judged: no check passed, so no barrier of yours was seen at work";
@@ -135,6 +145,66 @@ CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::v
     r.message = "barrier divergence: some threads of a block skipped a __syncthreads() the others waited at. A GPU "
                 "does not define what happens then (a hang, or wrong results); move the barrier out of the if";
   }
+  return r;
+}
+
+// A verdict over the whole run: no data race in any check. Only the CPU backend's race detector
+// (CHECK=race) sees every access of every thread: a race can give right answers in the order one
+// machine happens to run blocks (a level of lab 3 that sums its input in place passes in block
+// order, on the emulator and on an H100 alike), so the outputs cannot judge it. A check of its
+// own, so that a rubric can give it points; the grader takes it from a run under the detector.
+CheckCase races_case() {
+  CheckCase c{"races", "no two threads touch the same memory unordered, one of them writing", Shape{}, false};
+  c.judged_by_emulator = true;  // only the emulator's race detector watches every access
+  return c;
+}
+
+// Which check to quote: the first whose race the detector named (both lines, the memory), else
+// the first race the order of blocks showed. Hidden checks' words never reach a visible verdict.
+const CheckOutcome* first_race(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden) {
+  const CheckOutcome* seen = nullptr;
+  for (const auto& o : done) {
+    if (o.result.cause != Cause::Race || std::find(hidden.begin(), hidden.end(), o.check.id) != hidden.end()) continue;
+    if (is_race_note(o.result.message)) return &o;
+    if (!seen) seen = &o;
+  }
+  return seen;
+}
+
+CheckResult races_verdict(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden, int lab,
+                          bool detector) {
+  CheckResult r;
+  if (!detector) {
+    r.status = Status::Skipped;
+    r.cause = Cause::NeedsEmulator;
+    r.message = cpu_backend() ? "judged under the race detector: make lab" + std::to_string(lab) + " CHECK=race runs it"
+                              : "judged by the CPU backend's race detector (make lab" + std::to_string(lab) +
+                                    " BACKEND=cpu CHECK=race); on a GPU, CHECK=racecheck sees shared memory only";
+    return r;
+  }
+  if (const CheckOutcome* race = first_race(done, hidden)) {
+    r.status = Status::Fail;
+    r.cause = Cause::Race;
+    // The first line names the race: both lines and the memory, when the detector named them.
+    r.message = race->result.message;
+    std::vector<std::string> where;
+    for (const auto& o : done)
+      if (o.result.cause == Cause::Race && std::find(hidden.begin(), hidden.end(), o.check.id) == hidden.end())
+        where.push_back(o.check.id);
+    std::string list;
+    for (size_t i = 0; i < where.size() && i < 3; ++i) list += (i ? ", " : "") + where[i];
+    if (where.size() > 3) list += " and " + std::to_string(where.size() - 3) + " more";
+    r.notes.push_back(std::string(where.size() == 1 ? "seen in check " : "seen in checks ") + list);
+    return r;
+  }
+  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) { return o.result.status == Status::Pass; })) {
+    r.status = Status::NotRun;
+    r.cause = Cause::NotJudged;
+    r.message = "not judged: no check passed, so no kernel of yours was seen at work";
+    return r;
+  }
+  r.status = Status::Pass;
+  r.message = "the race detector watched every access of every thread, in every check: no race";
   return r;
 }
 
@@ -251,15 +321,14 @@ CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bo
 }
 
 // The order checks run in: the suite's, except that the grader's hidden checks come after every
-// other (the runner has then seen no hidden input while the visible checks ran); "barriers",
-// a verdict over the others, stays last.
+// other (the runner has then seen no hidden input while the visible checks ran); "barriers" and
+// "races", verdicts over the others, stay last.
 std::vector<size_t> run_order(const std::vector<CheckCase>& cases, const std::vector<std::string>& hidden) {
   auto is_hidden = [&](const CheckCase& c) { return std::find(hidden.begin(), hidden.end(), c.id) != hidden.end(); };
   std::vector<size_t> order;
   for (int pass = 0; pass < 3; ++pass)
     for (size_t i = 0; i < cases.size(); ++i) {
-      const bool barriers = cases[i].id == "barriers";
-      const int want = barriers ? 2 : is_hidden(cases[i]) ? 1 : 0;
+      const int want = verdict_over_run(cases[i]) ? 2 : is_hidden(cases[i]) ? 1 : 0;
       if (want == pass) order.push_back(i);
     }
   return order;
@@ -352,7 +421,7 @@ std::optional<int> parse_command_line(const LabSuite& suite, int argc, char** ar
 #endif
     }
     for (const auto& id : opt.hidden_checks) {
-      const bool known = id == "barriers" || std::any_of(suite.cases.begin(), suite.cases.end(),
+      const bool known = id == "barriers" || id == "races" || std::any_of(suite.cases.begin(), suite.cases.end(),
                                                          [&](const CheckCase& c) { return c.id == id; });
       if (!known) throw UsageError{"--hidden-checks: there is no check '" + id + "' in lab " + std::to_string(suite.number)};
     }
@@ -363,6 +432,7 @@ std::optional<int> parse_command_line(const LabSuite& suite, int argc, char** ar
   if (opt.list) {
     std::vector<CheckCase> all = suite.cases;
     all.push_back(barriers_case());
+    all.push_back(races_case());
     for (const auto& c : all)
       std::printf("%-26s %-24s %s%s\n", c.id.c_str(), c.shape.text().c_str(), c.title.c_str(),
                   skipped_here(c) ? "  [the CPU backend skips it: too large to emulate]" : "");
@@ -481,7 +551,9 @@ bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<Chec
       r.message = "left out under CHECK=race: the race detector makes this size slow (make lab" +
                   std::to_string(suite.number) + " runs it; ARGS=--all runs it here)";
     } else {
-      r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks) : run_one(suite, c, rec.seed, context_lost);
+      r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks)
+          : c.id == "races"  ? races_verdict(rec.checks, opt.hidden_checks, suite.number, race_run)
+                             : run_one(suite, c, rec.seed, context_lost);
       point_back_to_same_error(c.id, r, last_error, last_error_check);
       // The sanitizer's reports are files the runner's process wrote: its words.
       if (!opt.sanitizer_log.empty() && runner_words_allowed()) add_sanitizer_findings(opt.sanitizer_log, c.id, r);

@@ -326,11 +326,36 @@ const char* kind_words(const std::string& kind) {
   return "";
 }
 
+// The global memory a race touched, from the detector's account ("..., thread 1 of block 0 read
+// it (d_scratch, at byte 4) at ..."): the name when it is one of the call's buffers (the
+// checker's own names) or a __device__ variable of the lab file, "a cudaMalloc allocation of
+// yours" for the lab's own; "" otherwise.
+std::string global_memory_name(const std::string& n, size_t from, const std::vector<std::string>& buffers,
+                               const LabSource& src) {
+  const size_t of = n.find(" of block ", from);
+  const size_t open = of == std::string::npos ? of : n.find(" (", of);
+  const size_t close = open == std::string::npos ? open : n.find(')', open);
+  if (close == std::string::npos || close - open > 300) return "";
+  const std::string inside = n.substr(open + 2, close - open - 2);
+  const std::string name = inside.substr(0, inside.find(", at byte "));
+  if (std::find(buffers.begin(), buffers.end(), name) != buffers.end()) return name;
+  const std::string variable = "the __device__ variable ";
+  if (name.rfind(variable, 0) == 0 && is_identifier(name.substr(variable.size())) &&
+      has_identifier(src.text, name.substr(variable.size())))
+    return name.substr(variable.size());
+  const std::string own = "-byte cudaMalloc allocation of yours";
+  if (name.size() > own.size() + 2 && name.rfind("a ", 0) == 0 && name.compare(name.size() - own.size(), own.size(), own) == 0 &&
+      name.find_first_not_of("0123456789", 2) == name.size() - own.size())
+    return "a cudaMalloc allocation of yours";
+  return "";
+}
+
 // The race detector's note (CHECK=race): "cudalab: note: data race on shared memory at FILE:LINE
 // (write) and FILE:LINE (atomic): in kernel ..., thread 3 of block 0 ... and thread 40 of block
 // 0 ...". In the checker's words: the kind of memory and access from fixed lists, the places
-// when they are the lab file's lines, the threads when they are numbers. "" when it is not one.
-std::string race_in_checker_words(const std::string& n, const LabSource& src) {
+// when they are the lab file's lines, the memory when it is the lab file's array or one of the
+// call's buffers, the threads when they are numbers. "" when it is not one.
+std::string race_in_checker_words(const std::string& n, const LabSource& src, const std::vector<std::string>& buffers) {
   const std::string head = "cudalab: note: data race ";
   if (n.rfind(head, 0) != 0) return "";
   static const std::pair<const char*, const char*> kSpaces[] = {
@@ -359,18 +384,28 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src) {
       std::swap(k1, k2);
       std::swap(t1, t2);
     }
-    const bool between = std::strcmp(space, "shared memory") != 0 && std::strstr(space, "between");
-    // The __shared__ array, when the runner's name for it is an identifier of the lab file.
+    const bool shared = std::strcmp(space, "shared memory") == 0, between = !shared && std::strstr(space, "between");
+    // The __shared__ array, when the runner's name for it is an identifier of the lab file; the
+    // global buffer, when it is one the checker knows.
     std::string array;
-    if (const size_t at = n.find(" of the __shared__ array ", close2); at != std::string::npos) {
+    if (const size_t at = n.find(" of the __shared__ array ", close2); shared && at != std::string::npos) {
       const size_t from_name = at + 25;
       const std::string name = n.substr(from_name, n.find(')', from_name) - from_name);
       if (is_identifier(name) && has_identifier(src.text, name)) array = " (" + name + ")";
     }
-    std::string s = std::string("a data race on ") + space + array + ": " + k1 + " at " +
-                    (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +
-                    (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" +
-                    (t1.empty() || t2.empty() ? std::string("") : " (" + t1 + ", " + t2 + ")");
+    if (!shared)
+      if (const std::string name = global_memory_name(n, close2, buffers, src); !name.empty()) array = " (" + name + ")";
+    const std::string head = std::string("a data race on ") + (shared ? "shared memory" : "global memory") + array +
+                             (between ? ", between blocks" : "") + ": ";
+    const std::string threads = t1.empty() || t2.empty() ? std::string("") : " (" + t1 + ", " + t2 + ")";
+    // One line whose every thread writes the same word (a block's result written without
+    // `if (threadIdx.x == 0)`): no barrier orders that, one writer does.
+    if (!a.empty() && a == b && std::strcmp(k1, "a write") == 0 && std::strcmp(k2, "a write") == 0)
+      return head + "writes at " + a + " touch the same memory from two threads" + threads +
+             (between ? ", of two blocks: let one block write it, or add with atomicAdd"
+                      : ": let one thread write it (`if (threadIdx.x == 0)`)");
+    std::string s = head + k1 + " at " + (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +
+                    (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" + threads;
     if (!between)
       return s + " with no __syncthreads() between them: put one between them, where every thread of the block "
                  "reaches it";
@@ -386,10 +421,11 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src) {
 bool is_race_note(const std::string& note) { return note.rfind("a data race on ", 0) == 0; }
 
 std::vector<std::string> notes_in_checker_words(const std::vector<std::string>& notes,
-                                                const std::vector<wire::Launch>& launches, const LabSource& src) {
+                                                const std::vector<wire::Launch>& launches, const LabSource& src,
+                                                const std::vector<std::string>& buffers) {
   std::vector<std::string> out;
   for (const auto& n : notes) {
-    if (std::string race = race_in_checker_words(n, src); !race.empty()) {
+    if (std::string race = race_in_checker_words(n, src, buffers); !race.empty()) {
       out.push_back(race);
       continue;
     }

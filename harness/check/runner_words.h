@@ -60,11 +60,13 @@ std::string dims_text(const uint32_t d[3]);
 // The report's sentence for a reply that failed (outcome != Ok), for the lab function `function`.
 std::string failure_message(const wire::CallReply& reply, const std::string& function, const LabSource& src);
 
-// The runner's notes (the CPU backend's emulator) in the checker's words: barrier divergence and
-// warp-synchronous code, each with its place when that checks out. Other notes are left to the
-// runner's words.
+// The runner's notes (the CPU backend's emulator) in the checker's words: barrier divergence,
+// warp-synchronous code and races, each with its place when that checks out (a race's memory
+// when it is one of `buffers`, the call's buffers as the checker named them). Other notes are
+// left to the runner's words.
 std::vector<std::string> notes_in_checker_words(const std::vector<std::string>& notes,
-                                                const std::vector<wire::Launch>& launches, const LabSource& src);
+                                                const std::vector<wire::Launch>& launches, const LabSource& src,
+                                                const std::vector<std::string>& buffers = {});
 // Whether a note in the checker's words is a race the CPU backend's detector found (CHECK=race):
 // the check it came from fails with it.
 bool is_race_note(const std::string& note);

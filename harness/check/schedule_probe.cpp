@@ -6,6 +6,7 @@
 
 #include "lab_call.h"
 #include "runner_session.h"
+#include "runner_words.h"
 
 namespace cudalab {
 
@@ -101,14 +102,16 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
                     (kCpu ? "" : " (or something reads memory nothing wrote, which holds whatever was there)") +
                     ". A GPU runs them in an order no one promises, and it changes from run to run");
     // Under CHECK=race the detector watched this very run: a race it did not name is one it
-    // cannot see (between blocks through more than one atomic, say), not one to look for again.
-    if (kCpu && g_race_detector)
-      notes.push_back("the race detector watched this run and found no two lines to name: look for a block that "
-                      "reads what another block writes");
-    else
+    // cannot see (between blocks through more than one atomic, say), not one to look for again;
+    // one it named is the check's first line (fail_on_race, run_checks.cpp).
+    auto named = [](const std::vector<std::string>& ns) { return std::any_of(ns.begin(), ns.end(), is_race_note); };
+    if (!kCpu || !g_race_detector)
       notes.push_back("make lab" + std::to_string(suite.number) + " CHECK=race names the two lines: " +
                       (kCpu ? "the CPU backend's race detector watches every access of every thread, atomics included"
                             : "compute-sanitizer's racecheck watches every access to shared memory"));
+    else if (!named(r.notes) && !named(other.notes))
+      notes.push_back("the race detector watched this run and found no two lines to name: look for a block that "
+                      "reads what another block writes");
   } else {
     notes.push_back("the same kind of race as check " + first_race_check + " (see there)");
   }

@@ -4,7 +4,7 @@
 namespace cudalab {
 
 std::string Shape::text() const {
-  if (dims.empty()) return "every check";  // a verdict over the whole run (the barriers check)
+  if (dims.empty()) return "every check";  // a verdict over the whole run (the barriers and races checks)
   if (dims.size() == 1) return with_commas(dims[0]);
   if (dims.size() == 2) return with_commas(dims[0]) + " x " + with_commas(dims[1]);
   if (dims.size() == 3)

@@ -61,7 +61,10 @@ struct Block {
   uintptr_t smem_lo = 0, smem_hi = 0, tls_lo = 0, tls_hi = 0;
   std::vector<std::pair<Sync*, size_t>> acquired;  // atomics it made: what it saw of each log
 };
-thread_local Block t_block;
+// Reached through a plain __thread pointer, set when a worker starts a block: a thread_local with
+// a constructor (the vectors) costs a guard test at each use, and lab code's every access uses it.
+thread_local Block t_block_storage;
+__thread Block* t_blk = nullptr;
 
 // ---- Between blocks: __threadfence() + atomic, then an atomic on the same address ----------
 // Each address a block released through keeps a log of (block, block clock) in the order the
@@ -77,7 +80,7 @@ std::atomic<bool> g_any_release{false};
 
 // Whether block `from`'s access at clock `clock` happens before what the running block does now.
 bool acquired_from(uint32_t from, uint32_t clock) {
-  for (auto& [s, seen] : t_block.acquired) {
+  for (auto& [s, seen] : t_blk->acquired) {
     std::lock_guard<std::mutex> lock(s->m);
     for (size_t i = 0; i < seen && i < s->log.size(); ++i)
       if (s->log[i].first == from && s->log[i].second > clock) return true;
@@ -109,7 +112,7 @@ Cell* new_chunk(size_t i) {
   return fresh;
 }
 
-Cell* cell_for(uintptr_t a) {
+[[gnu::always_inline]] inline Cell* cell_for(uintptr_t a) {
   const size_t i = a >> kChunkShift;
   if (!g_table || i >= kTableSize) return nullptr;
   Cell* c = g_table[i].load(std::memory_order_acquire);
@@ -149,8 +152,8 @@ void found(const Access& first, const Access& second, uintptr_t addr, Space spac
   // A racy loop conflicts at every iteration: after many, stop looking up pairs.
   if (g_conflicts.fetch_add(1, std::memory_order_relaxed) > 100000) return;
   const auto key = std::minmax(pc_of(first.a), pc_of(second.a));
-  const bool dynamic = addr >= t_block.smem_lo && addr < t_block.smem_hi;
-  const uintptr_t offset = addr - (dynamic ? t_block.smem_lo : t_block.tls_lo);
+  const bool dynamic = addr >= t_blk->smem_lo && addr < t_blk->smem_hi;
+  const uintptr_t offset = addr - (dynamic ? t_blk->smem_lo : t_blk->tls_lo);
   std::lock_guard<std::mutex> lock(g_found_mutex);
   if (g_found.size() >= kMaxReports || !g_pairs.insert(key).second) return;
   g_found.push_back({first, second, addr, space, dynamic, offset});
@@ -160,41 +163,41 @@ void found(const Access& first, const Access& second, uintptr_t addr, Space spac
 // ---- Ordering -----------------------------------------------------------------------------
 // Whether the recorded access (ra, rb) happens before the running thread's access now.
 bool ordered(uint64_t ra, uint64_t rb, unsigned tid, bool lockstep) {
-  if (block_of(rb) != uint32_t(t_block.linear)) return acquired_from(block_of(rb), clock_of(rb));
+  if (block_of(rb) != uint32_t(t_blk->linear)) return acquired_from(block_of(rb), clock_of(rb));
   const uint32_t k = clock_of(rb);
-  if (k < t_block.barrier_clock) return true;
+  if (k < t_blk->barrier_clock) return true;
   const unsigned warp = tid_of(ra) >> 5;
   if (warp != tid >> 5) return false;
-  if (k < t_block.warp_clock[warp]) return true;
+  if (k < t_blk->warp_clock[warp]) return true;
   return lockstep && (ra & kLockstep);  // lanes in lockstep: the emulator's own note covers it
 }
 
 // Two accesses race: different threads, not both atomic, unordered (the caller knows one writes).
-bool races(uint64_t ra, uint64_t rb, uint64_t a, bool lockstep) {
+[[gnu::always_inline]] inline bool races(uint64_t ra, uint64_t rb, uint64_t a, bool lockstep) {
   const unsigned tid = tid_of(a);
-  if (tid_of(ra) == tid && block_of(rb) == uint32_t(t_block.linear)) return false;
+  if (tid_of(ra) == tid && block_of(rb) == uint32_t(t_blk->linear)) return false;
   if ((ra & kAtomic) && (a & kAtomic)) return false;
   return !ordered(ra, rb, tid, lockstep);
 }
 
-bool is_shared(uintptr_t w) {
-  return (w >= t_block.smem_lo && w < t_block.smem_hi) || (w >= t_block.tls_lo && w < t_block.tls_hi);
+[[gnu::always_inline]] inline bool is_shared(uintptr_t w) {
+  return (w >= t_blk->smem_lo && w < t_blk->smem_hi) || (w >= t_blk->tls_lo && w < t_blk->tls_hi);
 }
 
 // One 4-byte word of an access. Returns whether it raced (one report per access is enough).
-bool check_word(uintptr_t w, uint64_t a, uint64_t b, bool write) {
+[[gnu::always_inline]] inline bool check_word(uintptr_t w, uint64_t a, uint64_t b, bool write) {
   Cell* c = cell_for(w);
   if (!c) return false;
   const bool shared = is_shared(w);
   CellLock lock(shared ? nullptr : &g_locks[(w >> 2) & 4095]);
   const bool lockstep = a & kLockstep;
   if (shared) {  // an earlier block's use of this worker's shared memory is no concern of this one
-    if ((c->wa & kValid) && block_of(c->wb) != uint32_t(t_block.linear)) c->wa = 0;
-    if ((c->ra & kValid) && block_of(c->rb) != uint32_t(t_block.linear)) c->ra = 0;
+    if ((c->wa & kValid) && block_of(c->wb) != uint32_t(t_blk->linear)) c->wa = 0;
+    if ((c->ra & kValid) && block_of(c->rb) != uint32_t(t_blk->linear)) c->ra = 0;
   }
   const Access now{a, b, write};
   auto space = [&](uint64_t rb) {
-    return shared ? kShared : block_of(rb) == uint32_t(t_block.linear) ? kGlobal : kBetweenBlocks;
+    return shared ? kShared : block_of(rb) == uint32_t(t_blk->linear) ? kGlobal : kBetweenBlocks;
   };
   bool raced = false;
   if ((c->wa & kValid) && races(c->wa, c->wb, a, lockstep)) {
@@ -206,7 +209,7 @@ bool check_word(uintptr_t w, uint64_t a, uint64_t b, bool write) {
   }
   if (write) {
     c->wa = a, c->wb = b, c->ra = 0;
-  } else if (!(c->ra & kValid) || tid_of(c->ra) == tid_of(a) || block_of(c->rb) != uint32_t(t_block.linear) ||
+  } else if (!(c->ra & kValid) || tid_of(c->ra) == tid_of(a) || block_of(c->rb) != uint32_t(t_blk->linear) ||
              ordered(c->ra, c->rb, tid_of(a), lockstep)) {
     c->ra = a, c->rb = b;  // else keep the earlier reader: a later write races with it
   }
@@ -224,7 +227,7 @@ inline void access(const volatile void* p, size_t size, bool write, bool atomic,
     a |= kLockstep;
     t->turn = nullptr;
   }
-  const uint64_t b = uint64_t(uint32_t(t_block.linear)) | uint64_t(t_block.clock) << 32;
+  const uint64_t b = uint64_t(uint32_t(t_blk->linear)) | uint64_t(t_blk->clock) << 32;
   for (uintptr_t w = addr & ~uintptr_t(3); w < addr + size; w += 4)
     if (check_word(w, a, b, write)) break;
 }
@@ -252,12 +255,12 @@ struct AtomicSync {
   }
   ~AtomicSync() {
     if (!s) return;
-    if (release) s->log.push_back({uint32_t(t_block.linear), ++t_block.clock});
+    if (release) s->log.push_back({uint32_t(t_blk->linear), ++t_blk->clock});
     const size_t seen = s->log.size();
     s->m.unlock();
-    for (auto& [sync, n] : t_block.acquired)
+    for (auto& [sync, n] : t_blk->acquired)
       if (sync == s) { n = seen; return; }
-    t_block.acquired.push_back({s, seen});
+    t_blk->acquired.push_back({s, seen});
   }
 };
 
@@ -276,11 +279,14 @@ int tls_of_main(dl_phdr_info* info, size_t, void* out) {
 void find_static_tls() {
   static std::once_flag once;
   std::call_once(once, [] { dl_iterate_phdr(tls_of_main, &g_tls_bytes); });
-  const auto tp = reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
-  const auto probe = reinterpret_cast<uintptr_t>(&threadIdx);
+  auto tp = reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
+  auto probe = reinterpret_cast<uintptr_t>(&threadIdx);
+  // Plain numbers from here: GCC may take a TLS variable's offset from the thread pointer as
+  // non-negative and fold `probe < tp` to false (it did, once this function was inlined).
+  asm("" : "+r"(tp), "+r"(probe));
   if (g_tls_bytes && probe >= tp - g_tls_bytes && probe < tp) {
-    t_block.tls_lo = tp - g_tls_bytes;
-    t_block.tls_hi = tp;
+    t_blk->tls_lo = tp - g_tls_bytes;
+    t_blk->tls_hi = tp;
   } else {
     std::fprintf(stderr, "cudalab: the race detector could not find the __shared__ arrays (static TLS)\n");
   }
@@ -305,7 +311,8 @@ void launch_begin(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned b
 
 void block_begin(uint64_t linear, unsigned threads, const void* smem, size_t smem_bytes) {
   t_current = nullptr;  // (a thread abandoned at a fault never switched away)
-  Block& k = t_block;
+  t_blk = &t_block_storage;
+  Block& k = *t_blk;
   if (!k.tls_hi) find_static_tls();
   k.linear = linear;
   k.clock = 1;
@@ -319,14 +326,14 @@ void block_begin(uint64_t linear, unsigned threads, const void* smem, size_t sme
 }
 
 void run_thread(unsigned tid, const void* stack_lo, size_t stack_bytes) {
-  Thread& t = t_block.threads[tid];
+  Thread& t = t_blk->threads[tid];
   t.stack_lo = reinterpret_cast<uintptr_t>(stack_lo);
   t.stack_bytes = stack_bytes;
   t_current = &t;
 }
 
-void barrier() { t_block.barrier_clock = ++t_block.clock; }
-void warp_sync(unsigned warp) { t_block.warp_clock[warp] = ++t_block.clock; }
+void barrier() { t_blk->barrier_clock = ++t_blk->clock; }
+void warp_sync(unsigned warp) { t_blk->warp_clock[warp] = ++t_blk->clock; }
 
 // ---- Reports, in words --------------------------------------------------------------------
 namespace {

@@ -47,8 +47,9 @@ std::vector<std::string> grader_args(const fs::path& grades, const fs::path& wor
 // The students of the run that is killed mid-way: a few, so that it is quick.
 const char* kSmallClass[] = {"correct", "wrong_answer", "exit_frames", "context_crash", "host_sum"};
 // The students graded again with the emulator's verdicts taken from a run of their own (what a
-// GPU grader does for barriers): a barrier inside an `if`, a correct file, the stub.
-const char* kEmulatorClass[] = {"barrier_in_if", "correct", "stub_as_handed_out"};
+// GPU grader does for barriers and races): a barrier inside an `if`, every thread writing the
+// block's sum, a correct file, the stub.
+const char* kEmulatorClass[] = {"barrier_in_if", "every_thread_writes", "correct", "stub_as_handed_out"};
 
 // The students whose rows differ between two gradebooks, with both rows: what a failed
 // comparison needs to say.
@@ -137,8 +138,9 @@ std::map<std::string, std::vector<std::string>> gradebook(const fs::path& grades
     std::vector<std::string> cells;
     std::string cell;
     std::istringstream l(line);
-    // The reason column (last, maybe quoted) is left out: the comparison is of points.
-    for (int i = 0; i < 17 && std::getline(l, cell, ','); ++i) cells.push_back(cell);
+    // The reason column (last, maybe quoted) is left out: the comparison is of points (the
+    // student, total, maximum, verdict, backend, 10 checks, barriers, races, speed).
+    for (int i = 0; i < 18 && std::getline(l, cell, ','); ++i) cells.push_back(cell);
     rows[cells[0]] = cells;
   }
   return rows;
@@ -181,7 +183,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   INFO(*read_file(kRoot / "run1.log"));
 
   auto book = gradebook(grades);
-  CHECK(book.size() == 35);
+  CHECK(book.size() == 36);
   auto full = [&](const std::string& s) { return book.count(s) && book[s][1] == book[s][2] && book[s][1] != "0"; };
   auto zero = [&](const std::string& s) { return book.count(s) && book[s][1] == "0"; };
   auto verdict = [&](const std::string& s) { return book.count(s) ? book[s][3] : std::string("absent"); };
@@ -284,6 +286,33 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(std::stod(book["barrier_in_if"][1]) < std::stod(book["barrier_in_if"][2]));
   CHECK(std::stod(book["barrier_in_if"][1]) > 0);
 
+  // Every thread writes the block's sum: right sums in any order, on any GPU, and a data race.
+  // The race detector's run (on the CPU backend too, --emulator-verdicts auto) takes the races
+  // check's points, and the feedback's first word on what went wrong names the line and the buffer.
+  json writers = result(grades, "every_thread_writes");
+  for (const auto& c : writers["checks"]) {
+    CAPTURE(c.dump());
+    if (c["id"] == "races") {
+      CHECK(c["status"] == "fail");
+      CHECK(c["cause"] == "race");
+    } else {
+      CHECK((c["status"] == "pass" || c["status"] == "skipped"));
+    }
+  }
+  CHECK(check_status(result(grades, "correct"), "races") == "pass");
+  CHECK(check_status(result(grades, "stub_as_handed_out"), "races") == "not_run");
+  CHECK(std::stod(book["every_thread_writes"][1]) == std::stod(book["every_thread_writes"][2]) - 4);
+  {
+    const std::string fb = *read_file(grades / "lab1" / "students" / "every_thread_writes" / "feedback.md");
+    const size_t wrong = fb.find("## What went wrong");
+    REQUIRE(wrong != std::string::npos);
+    const size_t first = fb.find("**`", wrong);
+    REQUIRE(first != std::string::npos);
+    const std::string line = fb.substr(first, fb.find('\n', first) - first);
+    CHECK_MESSAGE(line.rfind("**`races`**: a data race on global memory (d_block_sums): writes at lab1_naive_sum.cu:17 ", 0) == 0,
+                  line);
+  }
+
   json crash = result(grades, "context_crash");
   CHECK(check_status(crash, "one_partial_block") == "error");
   CHECK(check_status(crash, "odd_size") == "pass");
@@ -315,7 +344,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "results.json does not follow Gradescope's schema");
 
   json summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
-  CHECK(summary["students"] == 35);
+  CHECK(summary["students"] == 36);
   CHECK(summary["passed"] == 5 + timing_attacks_passed);
   // What the class report reads: the lab's checks in order, and per student a pseudonym (the
   // same on the next run, never the name), each check's status, and the source as graded
@@ -329,7 +358,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
     CHECK(r["pseudonym"].get<std::string>().rfind("anon-", 0) == 0);
     CHECK(r["pseudonym"].get<std::string>().find(r["student"].get<std::string>()) == std::string::npos);
   }
-  CHECK(pseudonyms.size() == 35);
+  CHECK(pseudonyms.size() == 36);
   CHECK(by_student["correct"]["checks"]["one_element"] == "pass");
   CHECK(by_student["correct"]["speed"]["status"] == "not graded");
   CHECK(fs::exists(by_student["correct"]["source"].get<std::string>()));
@@ -341,7 +370,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   REQUIRE(wait_for(start(grader_args(grades, kRoot / "work"), kRoot / "run2.log")) == 0);
   summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
   CHECK(summary["graded_this_run"] == 0);
-  CHECK(summary["resumed"] == 35);
+  CHECK(summary["resumed"] == 36);
   CHECK_MESSAGE(gradebook(grades) == book, differing_rows(book, gradebook(grades)));
   for (const auto& r : summary["results"]) CHECK(by_student[r["student"]]["pseudonym"] == r["pseudonym"]);
 
@@ -413,6 +442,7 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   for (const char* s : kEmulatorClass) {
     CHECK_MESSAGE(gradebook(grades5)[s] == book[s], s);
     CHECK_MESSAGE(check_status(result(grades5, s), "barriers") == check_status(result(grades, s), "barriers"), s);
+    CHECK_MESSAGE(check_status(result(grades5, s), "races") == check_status(result(grades, s), "races"), s);
     CHECK_MESSAGE(fs::exists(kRoot / "work5" / s / "bin" / "lab-cpu"), s << ": no CPU build beside the runner");
   }
   CHECK(result(grades5, "barrier_in_if")["checks"].dump().find("judged by the CPU backend's emulator") != std::string::npos);

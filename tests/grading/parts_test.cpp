@@ -230,7 +230,15 @@ TEST_CASE("rubrics: every shipped rubric parses; mistakes are named") {
     CHECK(r.lab == lab);
     CHECK(r.speed_points > 0);
     CHECK(r.default_check_points > 0);
+    // Races cost points everywhere; the emulator's run stays small (about a second of CPU).
+    CHECK(r.points_for("races") > 0);
+    CHECK(r.limits.emulator_largest >= 65536);
+    CHECK(r.limits.emulator_largest <= (uint64_t(1) << 21));
   }
+  // Lab 3's in-place level shows only past 1024^2 with the notebook's 1,024-element blocks.
+  CHECK(load_rubric(fs::path(CUDALAB_REPO) / "grading/rubrics/lab3.toml").limits.emulator_largest >= 1048577);
+  CHECK(parse_rubric("lab = 3\n", "x").limits.emulator_largest == uint64_t(1) << 20);
+  CHECK_THROWS_AS(parse_rubric("lab = 3\n[limits]\nemulator_largest = 0\n", "x.toml"), RubricError);
   CHECK_THROWS_WITH_AS(parse_rubric("lab = 3\n[speed]\npoints = \"ten\"\n", "x.toml"), "x.toml: speed.points must be a number", RubricError);
   CHECK_THROWS_AS(parse_rubric("lab = 3\n[rules]\nforbid = [\"numpy\"]\n", "x.toml"), RubricError);
   CHECK_THROWS_AS(parse_rubric("lab = \n", "x.toml"), RubricError);
@@ -453,6 +461,29 @@ TEST_CASE("a stub is told from a wrong answer by the causes, whatever the messag
   CHECK_FALSE(looks_handed_in_as_stub({outcome("fail", "unwritten_output"), outcome("fail", "wrong_values")}));
   CHECK_FALSE(looks_handed_in_as_stub({outcome("fail", "unwritten_output"), outcome("pass", "none")}));
   CHECK_FALSE(looks_handed_in_as_stub({outcome("error", "crash")}));
+}
+
+TEST_CASE("lost points' reasons: a race and a skipped barrier are reasons of their own, not wrong answers") {
+  auto graded = [](std::vector<std::pair<std::string, std::string>> checks) {
+    StudentResult r;
+    r.verdict = kGraded;
+    for (const auto& [status, cause] : checks) {
+      CheckOutcome c;
+      c.status = status;
+      c.cause = cause;
+      r.checks.push_back(c);
+    }
+    return r;
+  };
+  CHECK(failure_reasons(graded({{"pass", "none"}, {"fail", "race"}})) == std::vector<std::string>{"races"});
+  CHECK(failure_reasons(graded({{"fail", "barrier_divergence"}})) == std::vector<std::string>{"barrier divergence"});
+  CHECK(failure_reasons(graded({{"fail", "wrong_values"}, {"fail", "race"}})) ==
+        std::vector<std::string>{"races", "wrong answers"});
+}
+
+TEST_CASE("the emulator's build is the CPU backend under its race detector") {
+  CHECK(build_settings(kEmulatorBuild) == std::vector<std::string>{"BACKEND=cpu", "CHECK=race"});
+  CHECK(build_settings("cuda") == std::vector<std::string>{"BACKEND=cuda"});
 }
 
 TEST_CASE("emulator verdicts: the emulator-judged checks take the emulator run's verdict, the rest stay") {

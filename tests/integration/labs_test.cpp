@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <optional>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -53,6 +55,19 @@ Run run_binary(const std::string& runner, int lab, bool timed = false, const std
 }
 
 bool have_binary(const std::string& path) { return std::ifstream(path).good(); }
+
+// The per-check limit the grader sets from the reference solution's own run: 10 s plus 3 times
+// that run's length (grading/src/grader.cpp), the reference measured here, once per lab.
+int grader_check_limit(int lab) {
+  static std::map<int, int> limits;
+  if (!limits.count(lab)) {
+    const auto start = std::chrono::steady_clock::now();
+    run_binary(g_build_dir + "/solutions/lab" + std::to_string(lab) + "-runner", lab);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    limits[lab] = int(10 + 3 * seconds + 0.5);
+  }
+  return limits[lab];
+}
 
 // Whether lab N's stub is part of the kit as shipped (make exported it to build/shipped/labs/).
 bool shipped(int lab) {
@@ -112,6 +127,7 @@ struct Expectation {
   std::string timing;  // a timing status expected (the fixture then runs with timing)
   std::string backends = "cuda cpu";
   std::string args;    // more options for the checker ("--hidden-checks ID": as the grader runs it)
+  bool grader_limit = false;  // run with the grader's per-check limit ("// check-limit: grader")
   std::vector<std::string> absent;          // text the JSON report must not hold anywhere
   std::vector<std::string> absent_visible;  // text no visible check's message or notes may hold
 };
@@ -131,6 +147,7 @@ Expectation read_expectation(const std::string& source) {
     if (auto v = value("// backends: ")) e.backends = *v;
     if (auto v = value("// expect-timing: ")) e.timing = *v;
     if (auto v = value("// args: ")) e.args = *v;
+    if (auto v = value("// check-limit: ")) e.grader_limit = *v == "grader";
     if (auto v = value("// expect-absent: ")) e.absent.push_back(*v);
     if (auto v = value("// expect-absent-visible: ")) e.absent_visible.push_back(*v);
   }
@@ -151,7 +168,10 @@ TEST_CASE("planted bugs get the verdict and message their fixture states") {
     CAPTURE(source);
     std::string name = source.substr(source.rfind('/') + 1);
     name = name.substr(0, name.size() - 3);
-    Run r = run_binary(g_build_dir + "/fixtures/" + name, std::stoi(name.substr(3, 1)), !e.timing.empty(), e.args);
+    const int lab = std::stoi(name.substr(3, 1));
+    if (e.grader_limit) e.args += " --check-timeout " + std::to_string(grader_check_limit(lab));
+    CAPTURE(e.args);
+    Run r = run_binary(g_build_dir + "/fixtures/" + name, lab, !e.timing.empty(), e.args);
     ++count;
     CHECK(r.exit_status == e.exit_status);
     REQUIRE(r.report.is_object());
@@ -168,6 +188,12 @@ TEST_CASE("planted bugs get the verdict and message their fixture states") {
       // A bug only the timed run shows: the checks pass, and the timing refuses the time.
       CHECK(r.report["timing"]["status"] == e.timing);
       found |= r.report["timing"]["note"].get<std::string>().find(e.message) != std::string::npos;
+    } else if (e.exit_status == 0) {
+      // Not a bug: a correct lab done another way, every check passed within the limits.
+      for (const auto& c : r.report["checks"]) {
+        CAPTURE(c.dump());
+        CHECK((c["status"] == "pass" || c["status"] == "skipped"));
+      }
     } else {
       CHECK(r.report["summary"]["passed"].get<int>() < r.report["summary"]["total"].get<int>());
     }

@@ -164,6 +164,41 @@ TEST_CASE("notes: the race detector's finding, its lines in order, its words che
   for (const auto& n : notes) CHECK(n.find("passwd") == std::string::npos);
 }
 
+TEST_CASE("notes: a race on global memory names the buffer only when the checker knows it") {
+  const LabSource src = fake_source();
+  auto note = [](const std::string& memory) {
+    return "cudalab: note: data race between blocks on global memory at labs/lab3_multilevel_sum.cu:9 (read) and "
+           "labs/lab3_multilevel_sum.cu:14 (write): in kernel level (launched at labs/lab3_multilevel_sum.cu:20), "
+           "thread 1 of block 0 read it (" + memory + ") at labs/lab3_multilevel_sum.cu:9, and thread 0 of block 1 "
+           "wrote it at labs/lab3_multilevel_sum.cu:14. Blocks run in no order CUDA promises.";
+  };
+  const auto notes = notes_in_checker_words({note("d_scratch, at byte 4"), note("SECRET, at byte 4"),
+                                             note("a 4096-byte cudaMalloc allocation of yours, at byte 0")},
+                                            {}, src, {"d_in", "d_scratch", "d_sum"});
+  REQUIRE(notes.size() == 3);
+  CHECK(notes[0].rfind("a data race on global memory (d_scratch), between blocks: a read at labs/lab3_multilevel_sum.cu:9 "
+                       "and a write at labs/lab3_multilevel_sum.cu:14",
+                       0) == 0);
+  CHECK(notes[1].rfind("a data race on global memory, between blocks: a read at", 0) == 0);
+  CHECK(notes[2].rfind("a data race on global memory (a cudaMalloc allocation of yours), between blocks: ", 0) == 0);
+  for (const auto& n : notes) CHECK(is_race_note(n));
+  for (const auto& n : notes) CHECK(n.find("SECRET") == std::string::npos);
+}
+
+TEST_CASE("notes: every thread writing one word is told to let one thread write it") {
+  const auto notes = notes_in_checker_words(
+      {"cudalab: note: data race on global memory at labs/lab3_multilevel_sum.cu:9 (write) and "
+       "labs/lab3_multilevel_sum.cu:9 (write): in kernel k (launched at x.cu:3), thread 0 of block 2 wrote it "
+       "(d_sum, at byte 0) at labs/lab3_multilevel_sum.cu:9, and thread 1 of block 2 wrote it at "
+       "labs/lab3_multilevel_sum.cu:9, with no __syncthreads() between the two."},
+      {}, fake_source(), {"d_sum"});
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "a data race on global memory (d_sum): writes at labs/lab3_multilevel_sum.cu:9 touch the same memory "
+                    "from two threads (thread 0 of block 2, thread 1 of block 2): let one thread write it "
+                    "(`if (threadIdx.x == 0)`)");
+  CHECK(is_race_note(notes[0]));
+}
+
 TEST_CASE("the runner's words are printable and cut") {
   wire::CallReply r = failed(wire::Cause::Exception, 0, std::string(5000, 'x') + "\x1b[31m");
   r.notes = std::vector<std::string>(20, "cudalab: note: \x01\x02 again");
