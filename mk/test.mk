@@ -88,7 +88,14 @@ test-labs: $(TEST_OUT)/labs_test $(if $(filter none,$(LAB_TEST_BACKEND)),,$(LAB_
 	@CUDALAB_TEST_BACKEND=$(LAB_TEST_BACKEND) CUDALAB_TEST_BUILD=build/$(LAB_TEST_BACKEND) ./$(TEST_OUT)/labs_test
 
 TEST_TARGETS := test-unit test-build test-labs $(TEST_TARGETS)
-test-parts: $(TEST_TARGETS)
+# make -j gives a free job slot to the first part in this list with work to do: the parts that
+# wait longest on builds and then run longest (the grader's, Slurm's, the labs') go first, so
+# that none of them is left running alone at the end; the nvcc compile, builds only and
+# needed by nothing else, goes last and fills the gaps.
+TEST_FIRST := test-grading test-slurm test-labs test-contract-grading test-cpu
+TEST_LAST := test-build
+test-parts: $(foreach t,$(TEST_FIRST),$(filter $(t),$(TEST_TARGETS))) $(filter-out $(TEST_FIRST) $(TEST_LAST),$(TEST_TARGETS)) \
+            $(foreach t,$(TEST_LAST),$(filter $(t),$(TEST_TARGETS)))
 
 # The parts run in a make of their own with -k, its output grouped per part (-Otarget) and kept
 # in build/tests/test.log, so that the closing line can count every part, failed or not.
