@@ -177,16 +177,24 @@ without_root() {
   fi
 }
 
-missing=""
-missing_pip=""
-missing_names=""
+# Every check not yet stamped, all at once: they are independent, and on a fresh clone make test
+# waits for all of them before anything else starts (one after the other, 9 s on 2 cores).
 seen=""
 for n in $names; do
   case " $seen " in *" $n "*) continue ;; esac
   seen="$seen $n"
-  p=$(package "$n") || exit 2
+  package "$n" >/dev/null || exit 2
+  [ -f "$STAMPS/$n.ok" ] || { works "$n" && : > "$tmp/$n.works"; } &
+done
+wait
+
+missing=""
+missing_pip=""
+missing_names=""
+for n in $seen; do
+  p=$(package "$n")
   [ -f "$STAMPS/$n.ok" ] && continue
-  if works "$n"; then touch "$STAMPS/$n.ok"; continue; fi
+  if [ -f "$tmp/$n.works" ]; then touch "$STAMPS/$n.ok"; continue; fi
   case "$p" in pypi:*) missing_pip="$missing_pip ${p#pypi:}" ;; *) missing="$missing $p" ;; esac
   missing_names="$missing_names $n"
 done

@@ -11,9 +11,12 @@
 #include <fstream>
 #include <string>
 
+#include "shipped_stub.h"
 #include "util.h"
 
 using namespace grading;
+using grading_test::committed_file;
+using grading_test::shipped_stub;
 
 namespace {
 
@@ -22,18 +25,20 @@ const fs::path kRepo = CUDALAB_REPO;
 // Fails (exit 1, each problem on a line) when the zip holds a path with "solutions" in it, the
 // header line every reference solution starts with, or three consecutive lines of any
 // solution's own code (lines that are not in its lab's stub: single idioms are shared with
-// the handed-out stubs and the harness, a copied kernel is not).
+// the handed-out stubs and the harness, a copied kernel is not). KIT holds solutions/ and
+// labs/, the stubs as shipped (kit_for_inspection): a lab filled in in the working copy would
+// make every line of its solution a "stub" line, and the inspection blind to it.
 const char* kInspect = R"(
 import glob, os, sys, zipfile
-zip_path, repo = sys.argv[1:3]
+zip_path, kit = sys.argv[1:3]
 z = zipfile.ZipFile(zip_path)
 files = {n: z.read(n).decode("utf-8", "replace") for n in z.namelist() if not n.endswith("/")}
 problems = [n + ": a solutions path" for n in files if "solutions" in n.lower()]
 stripped = {n: "\n".join(l.strip() for l in t.splitlines()) for n, t in files.items()}
 for n, text in files.items():
     if "REFERENCE SOLUTION" in text: problems.append(n + ": a reference solution's header")
-for sol in sorted(glob.glob(os.path.join(repo, "solutions", "lab*_*.cu"))):
-    stub = os.path.join(repo, "labs", os.path.basename(sol))
+for sol in sorted(glob.glob(os.path.join(kit, "solutions", "lab*_*.cu"))):
+    stub = os.path.join(kit, "labs", os.path.basename(sol))
     stub_lines = set(l.strip() for l in open(stub, encoding="utf-8", errors="replace")) if os.path.exists(stub) else set()
     own = [l.strip() for l in open(sol, encoding="utf-8", errors="replace")]
     own = [l if l and l not in stub_lines else None for l in own]
@@ -60,11 +65,26 @@ std::string shell_output(const std::string& cmd, int* status) {
   return out;
 }
 
+// The folder kInspect reads: the repository's solutions and its stubs as shipped.
+fs::path kit_for_inspection(const fs::path& dir) {
+  fs::create_directories(dir / "solutions");
+  fs::create_directories(dir / "labs");
+  for (const auto& e : fs::directory_iterator(kRepo / "solutions")) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("lab", 0) != 0 || e.path().extension() != ".cu") continue;
+    fs::copy_file(e.path(), dir / "solutions" / name, fs::copy_options::overwrite_existing);
+    if (fs::exists(kRepo / "labs" / name) || committed_file(kRepo, "labs/" + name))
+      write_file_atomic(dir / "labs" / name, shipped_stub(kRepo, "labs/" + name));
+  }
+  return dir;
+}
+
 }  // namespace
 
 TEST_CASE("gradescope: no autograder carries a solution (a path, a header, a copied kernel)") {
   const fs::path out = "/tmp/cudalab-gradescope-test-" + std::to_string(::getpid());
   write_file_atomic(out / "inspect.py", kInspect);
+  const fs::path kit = kit_for_inspection(out / "kit");
   // The inspection itself catches a copy: a solution with its header cut off, in the harness.
   {
     const fs::path planted = out / "planted" / "source" / "harness";
@@ -73,7 +93,7 @@ TEST_CASE("gradescope: no autograder carries a solution (a path, a header, a cop
     std::ofstream(planted / "helpers.cu") << sol.substr(sol.find("\n\n") + 2);
     int status = 0;
     const std::string found = shell_output("cd " + (out / "planted").string() + " && python3 -m zipfile -c ../planted.zip source && " +
-                                               "python3 " + (out / "inspect.py").string() + " ../planted.zip " + kRepo.string() +
+                                               "python3 " + (out / "inspect.py").string() + " ../planted.zip " + kit.string() +
                                                " 2>&1",
                                            &status);
     CHECK_MESSAGE(status != 0, found);
@@ -91,7 +111,7 @@ TEST_CASE("gradescope: no autograder carries a solution (a path, a header, a cop
     REQUIRE_MESSAGE(status == 0, made);
     const fs::path zip = out / "gradescope" / (name + "-autograder.zip");
     REQUIRE(fs::exists(zip));
-    const std::string found = shell_output("python3 " + (out / "inspect.py").string() + " " + zip.string() + " " + kRepo.string() + " 2>&1",
+    const std::string found = shell_output("python3 " + (out / "inspect.py").string() + " " + zip.string() + " " + kit.string() + " 2>&1",
                                            &status);
     CHECK_MESSAGE(status == 0, name << ": " << found);
     // What runs there: the grader as root, which jails the student as a uid of its own, in a
@@ -109,59 +129,61 @@ TEST_CASE("gradescope: no autograder carries a solution (a path, a header, a cop
 
 namespace {
 
-// A checkout of its own for one test, from the working copy's files (Makefile, mk/, harness/,
-// labs/, grading/, tools/deps.sh and the dependency checks' stamps; no build), committed as a
-// repository of its own: what `make gradescope` packs is then known exactly.
-fs::path committed_copy(const fs::path& root) {
-  const fs::path repo = root / "repo";
-  fs::create_directories(repo / "tools");
-  for (const char* p : {"Makefile", "mk", "harness", "labs", "grading"})
-    fs::copy(kRepo / p, repo / p, fs::copy_options::recursive);
-  fs::copy(kRepo / "tools/deps.sh", repo / "tools/deps.sh");
-  if (fs::exists(kRepo / "build/deps")) {
-    fs::create_directories(repo / "build/deps");
-    fs::copy(kRepo / "build/deps", repo / "build/deps", fs::copy_options::recursive);
-  }
-  int status = 0;
-  const std::string out = shell_output("cd " + repo.string() + " && printf 'build/\\n' > .gitignore && git init -q && git add -A && " +
-                                           "git -c user.name=t -c user.email=t@t commit -q -m shipped 2>&1",
-                                       &status);
-  REQUIRE_MESSAGE(status == 0, out);
-  return repo;
-}
-
 std::string zipped(const fs::path& zip, const std::string& name) {
   int status = 0;
   return shell_output("python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' " +
-                          zip.string() + " " + name,
+                          zip.string() + " " + name + " 2>/dev/null",
                       &status);
 }
 
 }  // namespace
 
+// An instructor clones the kit, fills in lab 1 to try it (and keeps a note beside it), and makes
+// the autograder: the zip holds the committed stub, byte for byte, and nothing of the edit.
 TEST_CASE("gradescope: an instructor's filled-in lab never reaches the zip (the last commit is packed)") {
+  const std::string rel = "labs/lab1_naive_sum.cu";
+  const std::optional<std::string> committed = committed_file(kRepo, rel);
+  if (!committed) {
+    MESSAGE("skipped: " << kRepo << " is not a git checkout with " << rel << " committed, so there is no last commit to pack");
+    return;
+  }
   const fs::path root = "/tmp/cudalab-gradescope-shipped-" + std::to_string(::getpid());
   fs::remove_all(root);
-  const fs::path repo = committed_copy(root);
-  const std::string stub = *read_file(repo / "labs/lab1_naive_sum.cu");
-  const std::string solution = *read_file(kRepo / "solutions/lab1_naive_sum.cu");
-  REQUIRE(stub != solution);
-  // The instructor tries lab 1 in their checkout, and leaves a note of their own beside it.
-  std::ofstream(repo / "labs/lab1_naive_sum.cu") << solution;
-  std::ofstream(repo / "labs/lab1_my_notes.cu") << solution;
+  fs::create_directories(root);
+  const fs::path repo = root / "repo";
   int status = 0;
+  std::string out = shell_output("git clone -q " + kRepo.string() + " " + repo.string() + " 2>&1", &status);
+  REQUIRE_MESSAGE(status == 0, out);
+  // The zip target under test is the working copy's (the same as the clone's in CI; while it is
+  // being changed, the clone's may be older). Copied over, it is a change the zip leaves out.
+  fs::copy(kRepo / "Makefile", repo / "Makefile", fs::copy_options::overwrite_existing);
+  fs::copy(kRepo / "mk", repo / "mk", fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  // The dependency checks' stamps: the clone needs no compiler run to know its libraries.
+  if (fs::exists(kRepo / "build/deps")) {
+    fs::create_directories(repo / "build/deps");
+    for (const auto& e : fs::directory_iterator(kRepo / "build/deps"))
+      if (e.path().extension() == ".ok") fs::copy_file(e.path(), repo / "build/deps" / e.path().filename());
+  }
+  const std::string solution = *read_file(kRepo / "solutions/lab1_naive_sum.cu");
+  REQUIRE(*committed != solution);
+  // The instructor tries lab 1 in their clone, and leaves a note of their own beside it.
+  std::ofstream(repo / rel) << solution;
+  std::ofstream(repo / "labs/lab1_my_notes.cu") << solution;
+  REQUIRE(read_file(repo / rel) == solution);
   std::string made = shell_output("make -s --no-print-directory -C " + repo.string() + " gradescope LAB=1 2>&1", &status);
   INFO(made);
   REQUIRE(status == 0);
   CHECK(made.find("packed from the last commit") != std::string::npos);
-  CHECK(made.find("labs/lab1_naive_sum.cu") != std::string::npos);  // named as left out
+  CHECK(made.find(rel) != std::string::npos);  // named as left out
   const fs::path zip = repo / "build/grading/gradescope/lab1-autograder.zip";
-  CHECK(zipped(zip, "source/labs/lab1_naive_sum.cu") == stub);
+  const std::string shipped = zipped(zip, "source/" + rel);
+  CHECK(shipped == *committed);  // byte for byte: `git show HEAD:labs/lab1_naive_sum.cu`
+  CHECK(shipped != solution);
   CHECK(zipped(zip, "source/labs/lab1_my_notes.cu").empty());
   // No line of the solution tried in labs/ either (the inspection against lab 1 alone).
   write_file_atomic(root / "inspect.py", kInspect);
   write_file_atomic(root / "lab1/solutions/lab1_naive_sum.cu", solution);
-  write_file_atomic(root / "lab1/labs/lab1_naive_sum.cu", stub);
+  write_file_atomic(root / "lab1" / rel, *committed);
   const std::string found = shell_output("python3 " + (root / "inspect.py").string() + " " + zip.string() + " " +
                                              (root / "lab1").string() + " 2>&1",
                                          &status);
@@ -172,6 +194,7 @@ TEST_CASE("gradescope: an instructor's filled-in lab never reaches the zip (the 
   made = shell_output("make -s --no-print-directory -C " + repo.string() + " gradescope LAB=1 2>&1", &status);
   CHECK_MESSAGE(status == 0, made);
   CHECK_MESSAGE(made.find("warning: no git repository here") != std::string::npos, made);
+  CHECK(zipped(zip, "source/" + rel) == solution);  // so the test above would see an edit packed
   fs::remove_all(root);
 }
 

@@ -29,6 +29,7 @@
 #include "child_process.h"
 #include "grade_student.h"
 #include "leftovers.h"
+#include "shipped_stub.h"
 #include "util.h"
 
 using namespace grading;
@@ -154,10 +155,11 @@ std::string check_status(const json& r, const std::string& id) {
   return "missing";
 }
 
-// The lines of the reference solution that are not in the lab's stub: its own code.
+// The lines of the reference solution that are not in the lab's stub as shipped (a lab 1 filled
+// in in the working copy would leave none): its own code.
 std::vector<std::string> reference_lines() {
   std::set<std::string> stub;
-  std::istringstream s(contents(kRepo / "labs/lab1_naive_sum.cu"));
+  std::istringstream s(shipped_stub(kRepo, "labs/lab1_naive_sum.cu"));
   for (std::string line; std::getline(s, line);) stub.insert(line);
   std::vector<std::string> own;
   std::istringstream r(contents(kRepo / "solutions/lab1_naive_sum.cu"));
