@@ -8,20 +8,22 @@
 # (tools/test_summary.sh counts doctest's test cases and the fixture scripts' PASS/FAIL lines).
 
 TEST_OUT := build/tests
-TEST_CXX := g++ -std=c++20 -O1 -Wall -Wextra -Wno-restrict -Iharness/include -Iharness/check -Iharness/common -DCUDALAB_CONTRACT_ONLY -MMD -MP
+TEST_CXX := g++ -std=c++20 -O1 -Wall -Wextra -Wno-restrict -Iharness/include -Iharness -DCUDALAB_CONTRACT_ONLY -MMD -MP
 # The checker's logic that needs no GPU and no runner, and the protocol both sides speak.
-UNIT_CHECK := options tolerance diagnose stats json_writer run_record_json shape cause sum_reference sanitizer_digest timing_bound runner_words gpu_gate index_width matrix_reference
-UNIT_COMMON := random protocol
-UNIT_OBJS := $(patsubst %,$(TEST_OUT)/check/%.o,$(UNIT_CHECK)) $(patsubst %,$(TEST_OUT)/common/%.o,$(UNIT_COMMON)) \
+UNIT_CHECK := core/options judging/tolerance judging/diagnose timing/stats report/json_writer report/run_record_json \
+              core/shape core/cause judging/sum_reference calls/sanitizer_digest timing/timing_bound calls/runner_words \
+              timing/gpu_gate judging/index_width judging/matrix_reference
+UNIT_WIRE := random protocol
+UNIT_OBJS := $(patsubst %,$(TEST_OUT)/checker/%.o,$(UNIT_CHECK)) $(patsubst %,$(TEST_OUT)/wire/%.o,$(UNIT_WIRE)) \
              $(patsubst tests/unit/%.cpp,$(TEST_OUT)/unit/%.o,$(wildcard tests/unit/*.cpp))
 
-$(TEST_OUT)/check/%.o: harness/check/%.cpp | unit-deps
+$(TEST_OUT)/checker/%.o: harness/checker/%.cpp | unit-deps
 	@mkdir -p $(@D)
-	$(SAY) "build harness/check/$*.cpp (unit tests)"
+	$(SAY) "build harness/checker/$*.cpp (unit tests)"
 	$(Q)$(TEST_CXX) -c $< -o $@
-$(TEST_OUT)/common/%.o: harness/common/%.cpp | unit-deps
+$(TEST_OUT)/wire/%.o: harness/wire/%.cpp | unit-deps
 	@mkdir -p $(@D)
-	$(SAY) "build harness/common/$*.cpp (unit tests)"
+	$(SAY) "build harness/wire/$*.cpp (unit tests)"
 	$(Q)$(TEST_CXX) -c $< -o $@
 $(TEST_OUT)/unit/%.o: tests/unit/%.cpp | unit-deps
 	@mkdir -p $(@D)

@@ -2,20 +2,20 @@
 // making each reference (and, for the transpose, comparing), apart from the GPU, the runner and
 // the build. Built against the CPU backend's checker library, so it times the host paths; in the
 // GPU build the sum and histogram references of 2^24 values or more run on the checker's GPU
-// instead (check/fill_reference.h). `make bench-references`; the figures depend on the cores.
+// instead (checker/judging/fill_reference.h). `make bench-references`; the figures depend on the cores.
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "diagnose.h"
-#include "histogram_reference.h"
-#include "lab_call.h"
-#include "matrix_reference.h"
-#include "parallel.h"
-#include "sum_reference.h"
-#include "topk_reference.h"
+#include "checker/calls/lab_call.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/histogram_reference.h"
+#include "checker/judging/matrix_reference.h"
+#include "checker/judging/sum_reference.h"
+#include "checker/judging/topk_reference.h"
+#include "wire/parallel.h"
 
 using namespace cudalab;
 

@@ -6,8 +6,8 @@
 
 #include <iostream>
 
-#include "store.h"
-#include "util.h"
+#include "results/store.h"
+#include "results/util.h"
 
 extern char** environ;
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "grade_student.h"
-#include "result.h"
+#include "results/result.h"
 
 namespace grading {
 

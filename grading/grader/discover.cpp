@@ -6,7 +6,7 @@
 #include <regex>
 #include <set>
 
-#include "util.h"
+#include "results/util.h"
 
 namespace grading {
 namespace {

@@ -12,7 +12,7 @@ namespace grading {
 namespace fs = std::filesystem;
 
 // The grader's own folders beside the students' in the work folder: the reference solution's
-// and the shipped stub's builds (grading/src/setup.h). No student gets their names.
+// and the shipped stub's builds (grading/grader/setup.h). No student gets their names.
 inline constexpr const char* kReferenceFolder = "_reference";
 inline constexpr const char* kStubFolder = "_stub";
 

@@ -10,13 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cgroup.h"
-#include "emulator_verdicts.h"
-#include "lab_report.h"
 #include "source_text.h"
 #include "static_rules.h"
-#include "util.h"
 #include "verdict_frame.h"
+#include "jail/cgroup.h"
+#include "results/emulator_verdicts.h"
+#include "results/lab_report.h"
+#include "results/util.h"
 
 namespace grading {
 namespace {
@@ -92,7 +92,7 @@ fs::path runner_report_path() {
 // rules judge the lab file, and its CUDA spellings preprocess the same there.
 std::vector<std::string> preprocess_command(const GradingContext& ctx, const fs::path& src, const fs::path& deps,
                                             const fs::path& expanded) {
-  return {"g++", "-std=c++20", "-DCUDALAB_BACKEND_CPU=1", "-I" + (ctx.repo / "harness/cpu/include").string(),
+  return {"g++", "-std=c++20", "-DCUDALAB_BACKEND_CPU=1", "-I" + (ctx.repo / "harness/runner/emulator/include").string(),
           "-I" + (ctx.repo / "harness/include").string(), "-E", "-MD", "-MF", deps.string(), "-o", expanded.string(),
           "-x", "c++", src.string()};
 }
@@ -102,7 +102,7 @@ std::string nvcc_setting(const GradingContext& ctx) { return "NVCC=" + (ctx.nvcc
 
 // Where an opened header may live: the lab's own headers and the system's.
 std::vector<std::string> allowed_include_roots(const GradingContext& ctx) {
-  return {(ctx.repo / "harness/include").string() + "/", (ctx.repo / "harness/cpu/include").string() + "/", "/usr/"};
+  return {(ctx.repo / "harness/include").string() + "/", (ctx.repo / "harness/runner/emulator/include").string() + "/", "/usr/"};
 }
 
 StudentResult start_result(const GradingContext& ctx, const Submission& s) {

@@ -10,9 +10,9 @@
 
 #include "discover.h"
 #include "phase_clock.h"
-#include "result.h"
-#include "rubric.h"
 #include "process.h"
+#include "results/result.h"
+#include "results/rubric.h"
 
 namespace grading {
 

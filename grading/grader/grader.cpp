@@ -13,15 +13,15 @@
 #include "class_files.h"
 #include "discover.h"
 #include "emulator_meeting.h"
-#include "emulator_verdicts.h"
 #include "grade_student.h"
-#include "lab_report.h"
 #include "progress.h"
-#include "scoring.h"
 #include "setup.h"
-#include "store.h"
-#include "util.h"
-#include "writers.h"
+#include "results/emulator_verdicts.h"
+#include "results/lab_report.h"
+#include "results/scoring.h"
+#include "results/store.h"
+#include "results/util.h"
+#include "results/writers.h"
 
 namespace grading {
 namespace {

@@ -23,8 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../../harness/check/report_channel.h"
-#include "util.h"
+#include "checker/report/report_channel.h"
+#include "results/util.h"
 
 namespace grading {
 namespace {

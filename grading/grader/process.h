@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox.h"
+#include "jail/sandbox.h"
 
 namespace grading {
 

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "util.h"
+#include "results/util.h"
 
 namespace grading {
 

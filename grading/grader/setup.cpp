@@ -6,9 +6,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "emulator_verdicts.h"
-#include "lab_report.h"
-#include "util.h"
+#include "results/emulator_verdicts.h"
+#include "results/lab_report.h"
+#include "results/util.h"
 
 namespace grading {
 namespace {

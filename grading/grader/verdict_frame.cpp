@@ -1,6 +1,6 @@
 #include "verdict_frame.h"
 
-#include "../../harness/check/report_channel.h"
+#include "checker/report/report_channel.h"
 
 namespace grading {
 

@@ -10,7 +10,7 @@ struct Verdict {
   std::string problem;  // why there is none, for the feedback ("the program ended before ...")
 };
 
-// Believes exactly one well-formed frame carrying `secret` (see harness/check/report_channel.h).
+// Believes exactly one well-formed frame carrying `secret` (see harness/checker/report/report_channel.h).
 // Bytes around it are ignored: they can only come from the submission. Two frames mean
 // someone else wrote one, so neither is believed.
 Verdict find_verdict(const std::string& channel_bytes, const std::string& secret);

@@ -1,7 +1,7 @@
 // The entry point of lab N's baseline runner (build/cuda/baselines/labN-runner, compiled with
 // -DCUDALAB_BASELINE_LAB=N): a kernel runner like the student's, serving the same requests, whose
 // "lab function" is one of the harness's own kernels. The checker picks which with one more scalar
-// after the lab's own (check/baseline_timing.h); the buffers are laid out as below, the student's
+// after the lab's own (checker/timing/baseline_timing.h); the buffers are laid out as below, the student's
 // own layout where the lab's function has one that fits.
 #include <cuda_runtime.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 
 #include "baselines.h"
-#include "cuda_errors.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
+#include "wire/cuda_errors.h"
 
 #ifndef CUDALAB_BASELINE_LAB
 #error "compile with -DCUDALAB_BASELINE_LAB=N"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cuda_errors.h"
+#include "wire/cuda_errors.h"
 
 namespace cudalab::run {
 

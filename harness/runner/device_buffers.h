@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "protocol.h"
+#include "wire/protocol.h"
 
 namespace cudalab::run {
 

@@ -1,4 +1,4 @@
-// The lab's entry point as the kernel runner sees it. Each harness/run/labN_entry.cpp
+// The lab's entry point as the kernel runner sees it. Each harness/labs/labN/runner_entry.cpp
 // (linked into lab N's runner, beside the lab file) unpacks a call's buffers and scalars
 // into the host function that the lab's contract (harness/include/cudalab/labN.h) declares.
 #pragma once
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "protocol.h"
+#include "wire/protocol.h"
 
 namespace cudalab::run {
 

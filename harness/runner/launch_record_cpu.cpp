@@ -2,8 +2,8 @@
 // every copy of device data to the host or host-visible allocation.
 #include <cuda_runtime.h>
 
-#include "../cpu/control.h"
 #include "launch_record.h"
+#include "runner/emulator/control.h"
 
 namespace cudalab::run {
 namespace {

@@ -4,12 +4,12 @@
 #include <cstring>
 #include <string>
 
-#include "../cpu/control.h"
-#include "cuda_errors.h"
 #include "device_buffers.h"
-#include "fill.h"
-#include "parallel.h"
 #include "runner_parts.h"
+#include "runner/emulator/control.h"
+#include "wire/cuda_errors.h"
+#include "wire/fill.h"
+#include "wire/parallel.h"
 
 namespace cudalab::run {
 

@@ -1,11 +1,11 @@
 // The runner's GPU-only pieces: fills, the L2 flush, the launch record's self-test.
 #include <cuda_runtime.h>
 
-#include "cuda_errors.h"
 #include "device_buffers.h"
-#include "fill_gpu.h"
 #include "launch_record.h"
 #include "runner_parts.h"
+#include "wire/cuda_errors.h"
+#include "wire/fill_gpu.h"
 
 namespace cudalab::run {
 namespace {
@@ -17,7 +17,7 @@ __global__ void self_test_kernel() {}
 void fill_random(void* p, const wire::BufferSpec& b) { wire::fill_on_device(p, b); }
 
 // Writes a buffer twice the L2's size, so no repetition finds its inputs cached: with
-// cudaMemsetAsync, as the checker's own timer does for the baselines (check/gpu/timer.cu), so
+// cudaMemsetAsync, as the checker's own timer does for the baselines (checker/gpu/timer.cu), so
 // that the student's row and the CUB row are measured the same way.
 void flush_l2_cache() {
   static void* buf = nullptr;

@@ -1,5 +1,5 @@
 // The kernel runner: the lab file's process. It serves the checker's requests over the socket
-// on descriptor wire::kRunnerFd (harness/common/protocol.h): make the buffers, call the lab's
+// on descriptor wire::kRunnerFd (harness/wire/protocol.h): make the buffers, call the lab's
 // entry point, record its launches, hand back outputs and guards; time repetitions.
 //
 // Nothing here is trusted: a lab file can change any of it. What the checker believes it
@@ -18,15 +18,15 @@
 #include <string>
 #include <vector>
 
-#include "cuda_errors.h"
-#include "cudalab/launch_check.h"
 #include "device_buffers.h"
 #include "lab_entry.h"
 #include "launch_record.h"
-#include "protocol.h"
 #include "runner_parts.h"
+#include "cudalab/launch_check.h"
+#include "wire/cuda_errors.h"
+#include "wire/protocol.h"
 #ifdef CUDALAB_BACKEND_CPU
-#include "../cpu/control.h"
+#include "runner/emulator/control.h"
 #endif
 
 namespace cudalab {
@@ -167,11 +167,11 @@ void serve_call(int sock, const wire::Frame& f) {
 // carries the events' time for all R. Then the runner hands back the outputs and guards of the
 // calls the checker asks for (those it checks). It decides after "done", so the lab's code
 // cannot know which calls count. The checker's own clock runs
-// from "go" to "done" (check/timed_call.cpp): what is reported here is only believed within it.
+// from "go" to "done" (checker/timing/timed_call.cpp): what is reported here is only believed within it.
 //
 // Nothing but the lab's calls runs between the events, and nothing of the runner's own between
 // "go" and "done" but recording the events, counting threads and the reply, so the checker's
-// clock bounds the lab's time tightly (check/timing_bound.h).
+// clock bounds the lab's time tightly (checker/timing/timing_bound.h).
 std::vector<std::unique_ptr<DeviceBuffers>>& g_sets = *new std::vector<std::unique_ptr<DeviceBuffers>>;
 
 // For tests of that bound only: report the events' time times this factor (a runner that lies;

@@ -3,7 +3,7 @@
 #include <functional>
 
 #include "lab_entry.h"
-#include "protocol.h"
+#include "wire/protocol.h"
 
 namespace cudalab::run {
 

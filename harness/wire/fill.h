@@ -1,5 +1,5 @@
 // The values of a Random fill (protocol.h), element by element, on the host. The runner's GPU
-// fill (harness/run/fill_gpu.cu) computes the same bits: every operation is one rounded float
+// fill (harness/runner/fill_gpu.cu) computes the same bits: every operation is one rounded float
 // operation (no fused multiply-add, no library pow), so host and device agree exactly.
 #pragma once
 #include <cmath>

@@ -1,7 +1,7 @@
 // A Random fill's values, element by element, in device code: the same bits as fill.h makes on
 // the host. Every float operation is rounded on its own (__fmul_rn and __fadd_rn cannot be
 // fused into an FMA). Used by the runner's fills (fill_gpu.cu) and the checker's references
-// computed on the GPU (check/gpu/fill_reference.cu).
+// computed on the GPU (checker/gpu/fill_reference.cu).
 #pragma once
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 // Random fills made on the device, for the runner's inputs and the checker's own timing
-// baselines (no host copy of the input needed). The same bits as harness/common/fill.h: every
+// baselines (no host copy of the input needed). The same bits as harness/wire/fill.h: every
 // float operation rounded on its own (__fmul_rn and __fadd_rn cannot be fused into an FMA).
 #include <cuda_runtime.h>
 

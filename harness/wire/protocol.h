@@ -1,6 +1,6 @@
 // The checker <-> kernel runner protocol: the one narrow door between trusted code
-// (harness/check/, never linked with a lab file) and the process a lab file runs in
-// (harness/run/ + the lab file). Both sides include this header; nothing else is shared.
+// (harness/checker/, never linked with a lab file) and the process a lab file runs in
+// (harness/runner/ + the lab file). Both sides include this header; nothing else is shared.
 //
 // Transport. A Unix stream socket: the runner finds its end on descriptor kRunnerFd.
 // Every message is a frame: u32 type, u64 payload length, payload. Arrays never travel in
@@ -23,7 +23,7 @@
 // used; a runner that sends garbage, dies or stalls fails the check that was running. Nor
 // does it repeat the runner's words: a failure comes back as data (CallReply::failure) from
 // which the checker writes its own sentence; the runner's text travels beside it, for a
-// student's own runs only (check/runner_words.h).
+// student's own runs only (checker/calls/runner_words.h).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -61,7 +61,7 @@ const char* elem_name(ElemType t);  // "float", "unsigned", "int", "unsigned cha
 // How a buffer starts. Poison: every byte 0xFF (a NaN as float, 0xFFFFFFFF as an integer):
 // what is still poison afterwards was never written. Data: the checker's bytes from the
 // slot. Random: element i = lo + (hi - lo) * u^power with u = uniform_at(seed, stream, i)
-// (harness/common/random.h), converted to the element type (floor for integers), and the
+// (harness/wire/random.h), converted to the element type (floor for integers), and the
 // last element multiplied by last_scale (floats only): both sides can make it from the seed.
 enum class FillKind : uint8_t { Poison = 0, Data = 1, Random = 2 };
 struct Fill {
@@ -117,7 +117,7 @@ enum class Outcome : uint8_t {
 };
 
 // What failed, as data the checker can check before it says anything about it. The runner
-// fills it from the CudaFailure (common/cuda_errors.h) or the exception it caught.
+// fills it from the CudaFailure (wire/cuda_errors.h) or the exception it caught.
 enum class Cause : uint8_t {
   None = 0,
   RunnerWork = 1,   // the runner's own work (making buffers, copying them back) failed

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "util.h"
+#include "results/util.h"
 
 using namespace grading;
 

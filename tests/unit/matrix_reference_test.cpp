@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "matrix_reference.h"
+#include "checker/judging/matrix_reference.h"
 
 using namespace cudalab;
 

@@ -12,11 +12,11 @@
 #include <functional>
 #include <random>
 
-#include "diagnose.h"
-#include "fill.h"
-#include "parallel.h"
 #include "runner_session.h"
 #include "runner_words.h"
+#include "checker/judging/diagnose.h"
+#include "wire/fill.h"
+#include "wire/parallel.h"
 
 namespace cudalab {
 namespace {

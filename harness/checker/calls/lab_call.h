@@ -1,5 +1,5 @@
 // A call of the lab's entry point, made from the checker and carried out by the kernel
-// runner (harness/common/protocol.h). A suite describes the buffers, the runner makes them,
+// runner (harness/wire/protocol.h). A suite describes the buffers, the runner makes them,
 // calls the lab's host function, and hands back every output and every guard; the checker
 // judges them.
 //
@@ -12,7 +12,7 @@
 //   float got = res.floats(total)[0];
 //   add_guard_verdicts(r, call, res);          // "wrote past the end of d_sum", ...
 //
-// The buffers reach the lab's entry point (harness/run/labN_entry.cpp) in the order they
+// The buffers reach the lab's entry point (harness/labs/labN/runner_entry.cpp) in the order they
 // were added, the scalars likewise.
 #pragma once
 #include <cstddef>
@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol.h"
-#include "suite.h"
+#include "checker/core/suite.h"
+#include "wire/protocol.h"
 
 namespace cudalab {
 

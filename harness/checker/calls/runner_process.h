@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol.h"
+#include "wire/protocol.h"
 
 namespace cudalab {
 
@@ -18,7 +18,7 @@ struct RunnerConfig {
   std::vector<std::string> extra_env; // NAME=value added to the runner's environment
   double timeout_seconds = 0;         // per request (0: none)
   std::string schedule;               // CPU backend: sent with every request (protocol.h); "" in-order
-  bool harness_code = false;          // the harness's own baseline runner (check/baseline_timing.h)
+  bool harness_code = false;          // the harness's own baseline runner (checker/timing/baseline_timing.h)
 };
 
 class RunnerProcess {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "diagnose.h"
 #include "printable.h"
+#include "checker/judging/diagnose.h"
 
 namespace cudalab {
 

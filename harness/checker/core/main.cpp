@@ -2,8 +2,8 @@
 // kernel runner (the lab file's process) itself and judges what comes back.
 #include <sys/prctl.h>
 
-#include "report_channel.h"
 #include "run_checks.h"
+#include "checker/report/report_channel.h"
 
 int main(int argc, char** argv) {
   cudalab::report_channel_init(argc, argv);

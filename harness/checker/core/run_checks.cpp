@@ -10,19 +10,19 @@
 #include <optional>
 #include <string>
 
-#include "gpu_gate.h"
-#include "lab_call.h"
 #include "options.h"
-#include "printable.h"
-#include "random.h"
-#include "report_channel.h"
-#include "run_record.h"
-#include "runner_session.h"
-#include "runner_words.h"
-#include "sanitizer_digest.h"
 #include "schedule_probe.h"
 #include "suite.h"
-#include "terminal_report.h"
+#include "checker/calls/lab_call.h"
+#include "checker/calls/printable.h"
+#include "checker/calls/runner_session.h"
+#include "checker/calls/runner_words.h"
+#include "checker/calls/sanitizer_digest.h"
+#include "checker/report/report_channel.h"
+#include "checker/report/run_record.h"
+#include "checker/report/terminal_report.h"
+#include "checker/timing/gpu_gate.h"
+#include "wire/random.h"
 
 namespace cudalab {
 namespace {
@@ -373,7 +373,7 @@ std::optional<int> parse_command_line(const LabSuite& suite, int argc, char** ar
   return std::nullopt;
 }
 
-// The kernel runner (the lab file's own process, harness/run), configured and asked to introduce
+// The kernel runner (the lab file's own process, harness/runner), configured and asked to introduce
 // itself: its first words say where kernels run. Returns why it could not start ("" when it did);
 // a runner that does not start is every check's error.
 std::string start_runner(const LabSuite& suite, const Options& opt, const char* program, RunRecord& rec) {

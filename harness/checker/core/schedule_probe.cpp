@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "lab_call.h"
-#include "runner_session.h"
+#include "checker/calls/lab_call.h"
+#include "checker/calls/runner_session.h"
 
 namespace cudalab {
 

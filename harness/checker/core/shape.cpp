@@ -1,5 +1,5 @@
-#include "diagnose.h"
 #include "suite.h"
+#include "checker/judging/diagnose.h"
 
 namespace cudalab {
 

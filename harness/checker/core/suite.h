@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "timing_report.h"
+#include "checker/timing/timing_report.h"
 
 namespace cudalab {
 
@@ -69,7 +69,7 @@ struct CheckResult {
   std::vector<std::string> sanitizer;
   // What the kernel runner said in its own words during this check (an exception's message, the
   // CPU backend's account of a fault): printable and cut, never part of a verdict, and kept only
-  // when no check of the run is hidden (check/runner_words.h).
+  // when no check of the run is hidden (checker/calls/runner_words.h).
   std::vector<std::string> runner_words;
   double max_error = 0;
   double tolerance = 0;
@@ -112,7 +112,7 @@ struct LabSuite {
   std::function<std::optional<CheckResult>(const CheckCase&)> judge_unemulated = nullptr;
 };
 
-const LabSuite& lab_suite();                     // defined by suites/labN_checks.cpp
-TimingReport lab_timing(const TimingRequest&);   // defined by suites/labN_timing.cu (GPU build)
+const LabSuite& lab_suite();                     // defined by labs/labN/checks.cpp
+TimingReport lab_timing(const TimingRequest&);   // defined by labs/labN/timing.cu (GPU build)
 
 }  // namespace cudalab

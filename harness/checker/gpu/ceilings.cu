@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "cuda_errors.h"
 #include "timer.h"
+#include "wire/cuda_errors.h"
 
 namespace cudalab {
 

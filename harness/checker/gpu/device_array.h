@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <string>
 
-#include "cuda_errors.h"
-#include "fill_gpu.h"
+#include "wire/cuda_errors.h"
+#include "wire/fill_gpu.h"
 
 namespace cudalab {
 

@@ -1,11 +1,11 @@
-#include "fill_reference.h"
+#include "checker/judging/fill_reference.h"
 
 #include <cuda_runtime.h>
 
 #include <vector>
 
-#include "fill.h"
-#include "fill_device.cuh"
+#include "wire/fill.h"
+#include "wire/fill_device.cuh"
 
 namespace cudalab {
 namespace {

@@ -9,15 +9,15 @@
 #include <utility>
 #include <vector>
 
-#include "baseline_timing.h"
-#include "cuda_errors.h"
-#include "diagnose.h"
-#include "fill.h"
-#include "matrix_reference.h"
-#include "random.h"
-#include "timed_call.h"
 #include "timer.h"
-#include "tolerance.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/matrix_reference.h"
+#include "checker/judging/tolerance.h"
+#include "checker/timing/baseline_timing.h"
+#include "checker/timing/timed_call.h"
+#include "wire/cuda_errors.h"
+#include "wire/fill.h"
+#include "wire/random.h"
 
 namespace cudalab {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "product_baselines.h"
-#include "suite.h"
+#include "checker/core/suite.h"
 
 namespace cudalab {
 

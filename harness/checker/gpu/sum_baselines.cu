@@ -1,11 +1,11 @@
 #include "sum_baselines.h"
 
-#include "baseline_timing.h"
 #include "ceilings.h"
-#include "diagnose.h"
-#include "lab_call.h"
-#include "sum_reference.h"
 #include "timer.h"
+#include "checker/calls/lab_call.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/sum_reference.h"
+#include "checker/timing/baseline_timing.h"
 
 namespace cudalab {
 

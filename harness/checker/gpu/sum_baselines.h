@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "protocol.h"
-#include "suite.h"
-#include "timed_call.h"
-#include "timing_report.h"
+#include "checker/core/suite.h"
+#include "checker/timing/timed_call.h"
+#include "checker/timing/timing_report.h"
+#include "wire/protocol.h"
 
 namespace cudalab {
 

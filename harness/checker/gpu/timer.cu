@@ -4,9 +4,9 @@
 
 #include <chrono>
 
-#include "cuda_errors.h"
-#include "runner_session.h"
-#include "stats.h"
+#include "checker/calls/runner_session.h"
+#include "checker/timing/stats.h"
+#include "wire/cuda_errors.h"
 
 namespace cudalab {
 

@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
-#include "runner_words.h"
 #include "tolerance.h"
+#include "checker/calls/runner_words.h"
 
 namespace cudalab {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol.h"
-#include "suite.h"
+#include "checker/core/suite.h"
+#include "wire/protocol.h"
 
 namespace cudalab {
 

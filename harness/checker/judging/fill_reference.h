@@ -1,6 +1,6 @@
 // References over a Random fill (protocol.h) computed on the checker's GPU: the sum of a range of
 // a float fill, and the 256-bin histogram of a byte fill. The values are made on the device with
-// the host's exact bits (common/fill_device.cuh) and added in double, so the result is the host
+// the host's exact bits (wire/fill_device.cuh) and added in double, so the result is the host
 // reference's (sum_reference.h, histogram_reference.h) up to the order of double additions: far
 // below any float tolerance. They turn the largest checks' host work (2^30 values made and added
 // on the CPU: seconds) into milliseconds. The GPU build only: each returns false when there is no
@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "protocol.h"
+#include "wire/protocol.h"
 
 namespace cudalab {
 

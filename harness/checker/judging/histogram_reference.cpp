@@ -2,9 +2,9 @@
 
 #include <mutex>
 
-#include "fill.h"
 #include "fill_reference.h"
-#include "parallel.h"
+#include "wire/fill.h"
+#include "wire/parallel.h"
 
 namespace cudalab {
 

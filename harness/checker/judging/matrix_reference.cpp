@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fill.h"
-#include "parallel.h"
+#include "wire/fill.h"
+#include "wire/parallel.h"
 
 namespace cudalab {
 
-// The same bits the kernel runner makes from this seed (a Random fill, common/fill.h): the
+// The same bits the kernel runner makes from this seed (a Random fill, wire/fill.h): the
 // reference is computed from exactly the input the student's code received.
 std::vector<float> matrix_input(size_t rows, size_t cols, uint64_t seed, uint64_t stream, float lo, float hi) {
   wire::Fill f;

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "diagnose.h"
-#include "lab_call.h"
 #include "matrix_reference.h"
 #include "tolerance.h"
+#include "checker/calls/lab_call.h"
 
 namespace cudalab {
 namespace {

@@ -11,7 +11,7 @@
 #include <functional>
 #include <string>
 
-#include "suite.h"
+#include "checker/core/suite.h"
 
 namespace cudalab {
 

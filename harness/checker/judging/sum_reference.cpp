@@ -4,10 +4,10 @@
 #include <cmath>
 #include <mutex>
 
-#include "parallel.h"
-#include "fill.h"
 #include "fill_reference.h"
-#include "random.h"
+#include "wire/fill.h"
+#include "wire/parallel.h"
+#include "wire/random.h"
 
 namespace cudalab {
 

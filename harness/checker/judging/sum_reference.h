@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "protocol.h"
+#include "wire/protocol.h"
 
 namespace cudalab {
 

@@ -10,7 +10,7 @@
 
 #include "diagnose.h"
 
-#include "parallel.h"
+#include "wire/parallel.h"
 
 namespace cudalab {
 namespace {

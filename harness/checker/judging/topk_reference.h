@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "suite.h"
+#include "checker/core/suite.h"
 
 namespace cudalab {
 

@@ -20,7 +20,7 @@ void report_channel_init(int& argc, char** argv);
 // Called once at the end of the run with the full JSON report (the same as --json writes).
 void report_channel_send(const std::string& json_report);
 
-// The frame's fixed parts, shared with the grader (grading/src/verdict_frame.cpp).
+// The frame's fixed parts, shared with the grader (grading/grader/verdict_frame.cpp).
 inline constexpr const char* kVerdictChannelVariable = "CUDALAB_VERDICT_CHANNEL";
 inline constexpr const char* kVerdictFrameBegin = "CUDALAB-VERDICT-1 ";
 inline constexpr const char* kVerdictFrameEnd = "CUDALAB-VERDICT-END ";

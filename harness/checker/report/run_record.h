@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "protocol.h"
-#include "suite.h"
-#include "timing_report.h"
+#include "checker/core/suite.h"
+#include "checker/timing/timing_report.h"
+#include "wire/protocol.h"
 
 namespace cudalab {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "diagnose.h"
+#include "checker/judging/diagnose.h"
 
 namespace cudalab {
 

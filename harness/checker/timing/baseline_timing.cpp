@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "runner_session.h"
+#include "checker/calls/runner_session.h"
 
 namespace cudalab {
 namespace {

@@ -12,9 +12,9 @@
 #include <functional>
 #include <string>
 
-#include "lab_call.h"
-#include "runner_process.h"
 #include "timed_call.h"
+#include "checker/calls/lab_call.h"
+#include "checker/calls/runner_process.h"
 
 namespace cudalab {
 

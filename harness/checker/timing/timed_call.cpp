@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <random>
 
-#include "runner_session.h"
+#include "checker/calls/runner_session.h"
 
 namespace cudalab {
 

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "lab_call.h"
 #include "timing_bound.h"
 #include "timing_report.h"
+#include "checker/calls/lab_call.h"
 
 namespace cudalab {
 

@@ -1,6 +1,6 @@
 // Lab 1's entry point in the runner: block_sums(d_data, d_block_sums, n).
 #include "cudalab/lab1.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
 
 namespace cudalab::run {
 

@@ -6,17 +6,17 @@
 #include <random>
 #include <string>
 
-#include "cuda_errors.h"
+#include "checker/core/suite.h"
+#include "checker/gpu/device_array.h"
+#include "checker/gpu/sum_baselines.h"
+#include "checker/gpu/timer.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/sum_reference.h"
+#include "checker/judging/tolerance.h"
+#include "checker/timing/timed_call.h"
 #include "cudalab/lab1.h"
-#include "device_array.h"
-#include "diagnose.h"
-#include "random.h"
-#include "suite.h"
-#include "sum_baselines.h"
-#include "sum_reference.h"
-#include "timed_call.h"
-#include "timer.h"
-#include "tolerance.h"
+#include "wire/cuda_errors.h"
+#include "wire/random.h"
 
 namespace cudalab {
 

@@ -6,12 +6,12 @@
 #include <cmath>
 #include <string>
 
+#include "checker/calls/lab_call.h"
+#include "checker/core/suite.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/sum_reference.h"
+#include "checker/judging/tolerance.h"
 #include "cudalab/lab2.h"
-#include "diagnose.h"
-#include "lab_call.h"
-#include "suite.h"
-#include "sum_reference.h"
-#include "tolerance.h"
 
 namespace cudalab {
 namespace {

@@ -1,8 +1,8 @@
 // Lab 2's entry point in the runner: shared_sum(d_in, d_block_sums, d_sum, n). The timing asks
 // for several calls over consecutive slices of n elements (scalar 1, when present): one call
-// fits in the L2 cache, so DRAM is timed over many (harness/check/suites/lab2_timing.cu).
+// fits in the L2 cache, so DRAM is timed over many (harness/labs/lab2/timing.cu).
 #include "cudalab/lab2.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
 
 namespace cudalab::run {
 

@@ -5,19 +5,19 @@
 // One call of lab2::shared_sum sums at most 1024^2 floats (4 MiB), which fits in the L2 cache
 // several times over. To time DRAM rather than a launch, the timed work is 64 calls over
 // consecutive slices of one 256 MiB array (five times the H100's 50 MB L2), each summing the
-// most the lab allows (harness/run/lab2_entry.cpp makes the calls); the other rows sum the same
+// most the lab allows (harness/labs/lab2/runner_entry.cpp makes the calls); the other rows sum the same
 // 256 MiB in one go. --size N sets the slice (at most 1024^2); the calls then cover
 // min(64, 2^26 / N) slices, at least one.
 #include <algorithm>
 #include <string>
 
+#include "checker/core/suite.h"
+#include "checker/gpu/sum_baselines.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/sum_reference.h"
+#include "checker/timing/timed_call.h"
 #include "cudalab/lab2.h"
-#include "diagnose.h"
-#include "random.h"
-#include "suite.h"
-#include "sum_baselines.h"
-#include "sum_reference.h"
-#include "timed_call.h"
+#include "wire/random.h"
 
 namespace cudalab {
 

@@ -8,18 +8,18 @@
 // 512, and B^3 = 2^30 for 1024. Sizes not a multiple of 4 test the tail of float4 loads.
 // Cases above 2^28 elements are `large`: the CPU backend skips them (2^30: 4 GiB of input and
 // about 4 s of emulated kernels on two cores), a GPU runs them all. Up to 2^27 + 1 the CPU
-// backend sums in about half a second (harness/cpu/README.md), so it checks every level
+// backend sums in about half a second (harness/runner/emulator/README.md), so it checks every level
 // boundary but the last.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "checker/calls/lab_call.h"
+#include "checker/core/suite.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/sum_reference.h"
 #include "cudalab/lab3.h"
-#include "diagnose.h"
-#include "lab_call.h"
-#include "suite.h"
-#include "sum_reference.h"
 
 namespace cudalab {
 namespace {

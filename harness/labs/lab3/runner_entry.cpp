@@ -1,6 +1,6 @@
 // Lab 3's entry point in the runner: multilevel_sum(d_in, d_scratch, d_sum, n).
 #include "cudalab/lab3.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
 
 namespace cudalab::run {
 

@@ -4,13 +4,13 @@
 // that bandwidth here.
 #include <string>
 
+#include "checker/core/suite.h"
+#include "checker/gpu/sum_baselines.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/sum_reference.h"
+#include "checker/timing/timed_call.h"
 #include "cudalab/lab3.h"
-#include "diagnose.h"
-#include "random.h"
-#include "suite.h"
-#include "sum_baselines.h"
-#include "sum_reference.h"
-#include "timed_call.h"
+#include "wire/random.h"
 
 namespace cudalab {
 

@@ -8,11 +8,11 @@
 #include <cmath>
 #include <string>
 
+#include "checker/calls/lab_call.h"
+#include "checker/core/suite.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/matrix_reference.h"
 #include "cudalab/lab4.h"
-#include "diagnose.h"
-#include "lab_call.h"
-#include "matrix_reference.h"
-#include "suite.h"
 
 namespace cudalab {
 namespace {

@@ -1,6 +1,6 @@
 // Lab 4's entry point in the runner: transpose(d_in, d_out, rows, cols).
 #include "cudalab/lab4.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
 
 namespace cudalab::run {
 

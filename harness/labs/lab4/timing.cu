@@ -5,17 +5,17 @@
 #include <random>
 #include <string>
 
-#include "baseline_timing.h"
-#include "ceilings.h"
-#include "cuda_errors.h"
+#include "checker/core/suite.h"
+#include "checker/gpu/ceilings.h"
+#include "checker/gpu/timer.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/matrix_reference.h"
+#include "checker/timing/baseline_timing.h"
+#include "checker/timing/timed_call.h"
 #include "cudalab/lab4.h"
-#include "diagnose.h"
-#include "fill.h"
-#include "random.h"
-#include "timed_call.h"
-#include "matrix_reference.h"
-#include "suite.h"
-#include "timer.h"
+#include "wire/cuda_errors.h"
+#include "wire/fill.h"
+#include "wire/random.h"
 
 namespace cudalab {
 

@@ -14,9 +14,9 @@
 // tests cost nothing in correctness.
 #include <string>
 
+#include "checker/core/suite.h"
+#include "checker/judging/product_check.h"
 #include "cudalab/lab5.h"
-#include "product_check.h"
-#include "suite.h"
 
 namespace cudalab {
 namespace {

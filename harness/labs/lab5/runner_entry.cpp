@@ -1,6 +1,6 @@
 // Lab 5's entry point in the runner: matmul(d_A, d_B, d_C, M, N, K).
 #include "cudalab/lab5.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
 
 namespace cudalab::run {
 

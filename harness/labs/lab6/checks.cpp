@@ -12,13 +12,13 @@
 #include <optional>
 #include <string>
 
+#include "checker/calls/lab_call.h"
+#include "checker/calls/runner_words.h"
+#include "checker/core/suite.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/histogram_reference.h"
+#include "checker/judging/index_width.h"
 #include "cudalab/lab6.h"
-#include "diagnose.h"
-#include "histogram_reference.h"
-#include "index_width.h"
-#include "lab_call.h"
-#include "runner_words.h"
-#include "suite.h"
 
 namespace cudalab {
 namespace {

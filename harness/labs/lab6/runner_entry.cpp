@@ -1,6 +1,6 @@
 // Lab 6's entry point in the runner: histogram(d_in, d_hist, n).
 #include "cudalab/lab6.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
 
 namespace cudalab::run {
 

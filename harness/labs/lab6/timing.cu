@@ -5,16 +5,16 @@
 // and writes 1 KiB: bandwidth-bound when done well).
 #include <string>
 
-#include "baseline_timing.h"
-#include "ceilings.h"
+#include "checker/calls/lab_call.h"
+#include "checker/core/suite.h"
+#include "checker/gpu/ceilings.h"
+#include "checker/gpu/timer.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/histogram_reference.h"
+#include "checker/timing/baseline_timing.h"
+#include "checker/timing/timed_call.h"
 #include "cudalab/lab6.h"
-#include "diagnose.h"
-#include "histogram_reference.h"
-#include "lab_call.h"
-#include "random.h"
-#include "suite.h"
-#include "timed_call.h"
-#include "timer.h"
+#include "wire/random.h"
 
 namespace cudalab {
 namespace {

@@ -16,13 +16,13 @@
 #include <cstdio>
 #include <string>
 
+#include "checker/calls/lab_call.h"
+#include "checker/calls/runner_words.h"
+#include "checker/core/suite.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/sum_reference.h"
+#include "checker/judging/tolerance.h"
 #include "cudalab/lab7.h"
-#include "diagnose.h"
-#include "lab_call.h"
-#include "runner_words.h"
-#include "suite.h"
-#include "sum_reference.h"
-#include "tolerance.h"
 
 namespace cudalab {
 namespace {

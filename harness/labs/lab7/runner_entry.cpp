@@ -1,6 +1,6 @@
 // Lab 7's entry point in the runner: atomic_sum(d_in, d_sum, n).
 #include "cudalab/lab7.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
 
 namespace cudalab::run {
 

@@ -3,18 +3,18 @@
 // CUB's DeviceReduce::Sum, against the copy bandwidth.
 #include <string>
 
+#include "checker/calls/lab_call.h"
+#include "checker/core/suite.h"
+#include "checker/gpu/sum_baselines.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/sum_reference.h"
+#include "checker/timing/timed_call.h"
 #include "cudalab/lab7.h"
-#include "diagnose.h"
-#include "lab_call.h"
-#include "random.h"
-#include "suite.h"
-#include "sum_baselines.h"
-#include "sum_reference.h"
-#include "timed_call.h"
+#include "wire/random.h"
 
 namespace cudalab {
 
-wire::Fill lab7_fill(uint64_t seed, int signs);  // suites/lab7_checks.cpp
+wire::Fill lab7_fill(uint64_t seed, int signs);  // labs/lab7/checks.cpp
 CheckResult check_atomic_sum(size_t n, const wire::Fill& fill, float got, const std::vector<wire::Launch>& launches);
 
 TimingReport lab_timing(const TimingRequest& req) {

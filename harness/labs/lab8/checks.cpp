@@ -11,12 +11,12 @@
 #include <cstdint>
 #include <string>
 
+#include "checker/calls/lab_call.h"
+#include "checker/core/suite.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/topk_reference.h"
 #include "cudalab/lab8.h"
-#include "diagnose.h"
-#include "lab_call.h"
-#include "random.h"
-#include "suite.h"
-#include "topk_reference.h"
+#include "wire/random.h"
 
 namespace cudalab {
 namespace {

@@ -1,7 +1,7 @@
 // Lab 8's entry point in the runner:
 // top_k(d_values, d_scratch_values, d_scratch_indices, d_top_values, d_top_indices, n, k).
 #include "cudalab/lab8.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
 
 namespace cudalab::run {
 

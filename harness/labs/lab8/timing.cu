@@ -4,21 +4,21 @@
 // baseline_timing.h). The rate is the input read (n floats).
 #include <string>
 
-#include "baseline_timing.h"
-#include "ceilings.h"
-#include "cuda_errors.h"
+#include "checker/calls/lab_call.h"
+#include "checker/core/suite.h"
+#include "checker/gpu/ceilings.h"
+#include "checker/gpu/timer.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/topk_reference.h"
+#include "checker/timing/baseline_timing.h"
+#include "checker/timing/timed_call.h"
 #include "cudalab/lab8.h"
-#include "diagnose.h"
-#include "lab_call.h"
-#include "random.h"
-#include "suite.h"
-#include "timed_call.h"
-#include "timer.h"
-#include "topk_reference.h"
+#include "wire/cuda_errors.h"
+#include "wire/random.h"
 
 namespace cudalab {
 
-wire::Fill lab8_fill(uint64_t seed, float lo, float hi);  // suites/lab8_checks.cpp
+wire::Fill lab8_fill(uint64_t seed, float lo, float hi);  // labs/lab8/checks.cpp
 
 TimingReport lab_timing(const TimingRequest& req) {
   const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MiB: five times the H100's L2

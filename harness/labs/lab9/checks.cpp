@@ -17,10 +17,10 @@
 // Only sizes whose work the CPU backend emulates in a few seconds are not marked large.
 #include <string>
 
+#include "checker/calls/lab_call.h"
+#include "checker/core/suite.h"
+#include "checker/judging/product_check.h"
 #include "cudalab/lab9.h"
-#include "lab_call.h"
-#include "product_check.h"
-#include "suite.h"
 
 namespace cudalab {
 namespace {

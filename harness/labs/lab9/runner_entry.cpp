@@ -1,6 +1,6 @@
 // Lab 9's entry point in the runner: sgemm(d_A, d_B, d_C, M, N, K), as lab 5's matmul.
 #include "cudalab/lab9.h"
-#include "lab_entry.h"
+#include "runner/lab_entry.h"
 
 namespace cudalab::run {
 

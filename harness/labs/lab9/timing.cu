@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "product_timing.h"
+#include "checker/gpu/product_timing.h"
 
 namespace cudalab {
 namespace {

@@ -1,7 +1,7 @@
 // cudalab CPU backend: the emulator's controls, for the kernel runner and the emulator's own
-// tests. NOT for lab code: harness/cpu/include/ (what a lab file includes) declares none of
+// tests. NOT for lab code: harness/runner/emulator/include/ (what a lab file includes) declares none of
 // this, and the link contract refuses a lab object that names any of it. What a lab file's
-// compiled code legitimately references is listed in harness/cpu/README.md ("What lab code
+// compiled code legitimately references is listed in harness/runner/emulator/README.md ("What lab code
 // calls").
 //
 // Even a lab file that declared these itself could not turn the race probe off: the runner

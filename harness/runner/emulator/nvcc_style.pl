@@ -2,7 +2,7 @@
 # cudalab CPU backend: runs g++ on a rewritten lab file and shows its errors the way nvcc shows
 # them on a GPU machine, so that a student reads the same kind of message on both backends.
 #
-#   perl harness/cpu/nvcc_style.pl SOURCE.cu g++ ARGS...
+#   perl harness/runner/emulator/nvcc_style.pl SOURCE.cu g++ ARGS...
 #
 # The exit status is g++'s. What changes in the messages, and why:
 #   labs/x.cu:93:3: error: ...      ->  labs/x.cu(93): error: ...     nvcc's form, with the line
@@ -11,7 +11,7 @@
 #                                   ->  identifier "atomicAd" is undefined
 #       (g++'s guesses come from the emulator's own names: a typo of atomicAdd is not a call
 #       for atomicAnd, and nvcc does not guess)
-#   an error inside the emulator's headers (harness/cpu/include) is placed at the line of the
+#   an error inside the emulator's headers (harness/runner/emulator/include) is placed at the line of the
 #   lab file that led there ("required from here"), or said to come from the lab file's use of
 #   the CUDA API when there is none;
 #   notes, "In function ..." and include chains are left out; after five errors the rest are
@@ -45,7 +45,7 @@ sub shown_path {
     return $p;
 }
 sub is_student_file { my $p = shift; return shown_path($p) eq $source; }
-sub is_emulator_file { my $p = shift; return $p =~ m{harness/cpu/include/}; }
+sub is_emulator_file { my $p = shift; return $p =~ m{harness/runner/emulator/include/}; }
 
 # nvcc's words for g++'s commonest ones; everything else keeps g++'s words, in straight quotes.
 sub nvcc_words {

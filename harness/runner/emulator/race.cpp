@@ -346,7 +346,7 @@ struct Place {
 int on_frame(void* data, uintptr_t, const char* file, int line, const char*) {
   auto* p = static_cast<Place*>(data);
   if (!file || line <= 0) return 0;
-  const bool own = std::strncmp(file, "/usr/", 5) != 0 && !std::strstr(file, "harness/cpu/include");
+  const bool own = std::strncmp(file, "/usr/", 5) != 0 && !std::strstr(file, "harness/runner/emulator/include");
   if (own || p->line == 0) *p = Place{file, line, own};
   return own;  // non-zero stops the walk
 }

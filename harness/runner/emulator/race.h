@@ -11,7 +11,7 @@
 //   * between blocks (global memory): a __threadfence() followed by an atomic in one block, and
 //     an atomic on the same address in the other before its access (the "last block" pattern).
 // The emulator tells it where a CUDA thread runs and when barriers and warp operations pass.
-// Not for lab code: nothing under harness/cpu/include declares it.
+// Not for lab code: nothing under harness/runner/emulator/include declares it.
 #pragma once
 #include <cstddef>
 #include <cstdint>

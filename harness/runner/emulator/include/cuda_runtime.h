@@ -1,7 +1,7 @@
 // cudalab CPU backend: this header stands in for the CUDA runtime when g++ builds a lab.
 //
 // Kernels become ordinary C++ functions; every CUDA thread runs as a fiber on a worker
-// thread (harness/cpu/emulator.cpp). The built-in indices are per-worker variables that the
+// thread (harness/runner/emulator/emulator.cpp). The built-in indices are per-worker variables that the
 // scheduler sets before it resumes a fiber, and __shared__ becomes per-worker storage.
 // Nothing here talks to a GPU and libcudart is not linked.
 #pragma once
@@ -223,7 +223,7 @@ extern __thread dim3 blockDim;
 extern __thread dim3 gridDim;
 constexpr int warpSize = 32;
 
-// ---- The emulator's interface (harness/cpu/emulator.cpp) ---------------------------------
+// ---- The emulator's interface (harness/runner/emulator/emulator.cpp) ---------------------------------
 namespace cudalab_cpu {
 
 // Where a kernel launch was written (filled in by the launch rewrite).
@@ -718,7 +718,7 @@ CUDALAB_CPU_UNSUPPORTED_TEMPLATE(cudaStreamBeginCapture, "CUDA graphs (cudaStrea
 typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
 
-// ---- Host runtime API (harness/cpu/runtime.cpp) -------------------------------------------
+// ---- Host runtime API (harness/runner/emulator/runtime.cpp) -------------------------------------------
 cudaError_t cudaMalloc(void** p, size_t bytes);
 template <class T>
 inline cudaError_t cudaMalloc(T** p, size_t bytes) { return cudaMalloc(reinterpret_cast<void**>(p), bytes); }
@@ -843,5 +843,5 @@ inline cudaError_t cudaLaunchKernel(void (*f)(P...), dim3 grid, dim3 block, void
 }
 
 // The emulator's controls (the schedule, workers, observers, notes) are not declared here:
-// they are the kernel runner's (harness/cpu/control.h), set from the checker's request before
+// they are the kernel runner's (harness/runner/emulator/control.h), set from the checker's request before
 // the lab's code runs, and the link contract refuses a lab file that names them.
