@@ -53,7 +53,7 @@ void run_lab_host_code(const wire::CallRequest& q, const EntryArgs& args, const 
   // How a fault names each buffer: the checker's name, and which argument it is.
   for (size_t i = 0; i < args.buffers.size() && i < q.buffers.size(); ++i) {
     std::string name = q.buffers[i].name;
-    if (name.rfind("d_", 0) != 0) name += ", the " + ordinal(i + 1) + " pointer argument of " + entry_function_name();
+    if (name.rfind("d_", 0) != 0) name += ", the " + ordinal(i + 1) + " pointer argument of " + entry_signature().function;
     control::name_device_allocation(args.buffers[i], name);
   }
   const std::string fault = control::run_host_code([](void* f) { (*static_cast<const std::function<void()>*>(f))(); },

@@ -114,7 +114,7 @@ void call_entry(const wire::CallRequest& q, wire::CallReply& reply) {
   launch_record_start();
   try {
     as_lab_call([&] {
-      call_lab_function(entry_function_name(), [&] { run_lab_host_code(q, args, [&] { call_lab_entry(args); }); });
+      call_lab_function(entry_signature().function, [&] { run_lab_host_code(q, args, [&] { call_lab_entry(args); }); });
     });
   } catch (...) {
     launch_record_stop();
@@ -138,6 +138,12 @@ void finish_reply(wire::CallReply& reply) {
 #endif
 }
 
+// A request for another lab: the checker started the wrong runner.
+void refuse_other_lab(const wire::CallRequest& q) {
+  if (int(q.lab) != entry_signature().lab)
+    throw BadRequest("this runner serves lab " + std::to_string(entry_signature().lab));
+}
+
 void send_reply(int sock, wire::MessageType type, const wire::CallReply& reply) {
   wire::Writer w;
   wire::encode(w, reply);
@@ -150,7 +156,7 @@ void serve_call(int sock, const wire::Frame& f) {
   SharedMemory shm(f.fd, q.shm_bytes);
   wire::CallReply reply;
   guarded(reply, [&] {
-    if (int(q.lab) != entry_lab_number()) throw BadRequest("this runner serves lab " + std::to_string(entry_lab_number()));
+    refuse_other_lab(q);
     g_buffers.prepare(q, shm.p);
     call_entry(q, reply);
     g_buffers.write_back(q, shm.p);
@@ -194,8 +200,7 @@ void serve_timed_batch(int sock, const wire::Frame& f) {
   wire::CallReply reply;
   bool prepared = false;
   guarded(reply, [&] {
-    if (int(reps.front().lab) != entry_lab_number())
-      throw BadRequest("this runner serves lab " + std::to_string(entry_lab_number()));
+    refuse_other_lab(reps.front());
     g_buffers.release();  // the checks' buffers: their memory is the batch's now
     g_sets.resize(reps.size());  // kept from the last batch where the shapes match (prepare reuses them)
     try {
@@ -253,7 +258,7 @@ void serve_timed_batch(int sock, const wire::Frame& f) {
     reply.threads_left = threads_after > threads_before ? threads_after - threads_before : 0;
     require(cudaEventSynchronize(stop), "waiting for the stop event");
     wire::send_frame(sock, wire::MessageType::RepStopped, "");  // the checker's clock stops here
-    as_lab_call([&] { finish_lab_call(entry_function_name()); });  // the lab's own errors, named as in the checks
+    as_lab_call([&] { finish_lab_call(entry_signature().function); });  // the lab's own errors, named as in the checks
     float ms = 0;
     require(cudaEventElapsedTime(&ms, start, stop), "reading the timing events");
     reply.ms = double(ms) * report_scale();
@@ -290,7 +295,7 @@ std::string checking_tool() {
 int serve() {
   const int sock = wire::kRunnerFd;
   wire::Hello hello;
-  hello.lab = uint32_t(entry_lab_number());
+  hello.lab = uint32_t(entry_signature().lab);
   hello.backend = backend_name();
   hello.source = g_source_file;
   hello.device = query_device();
@@ -336,7 +341,7 @@ int main(int argc, char** argv) {
                  "This is lab %d's kernel runner: your lab file plus the code that calls it. The checker "
                  "starts it and talks to it; run `make lab%d` instead (README: \"Debugging\" shows how to "
                  "step through your kernel in a debugger).\n",
-                 cudalab::run::entry_lab_number(), cudalab::run::entry_lab_number());
+                 cudalab::run::entry_signature().lab, cudalab::run::entry_signature().lab);
     return 2;
   }
   try {

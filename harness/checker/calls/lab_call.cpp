@@ -96,34 +96,51 @@ size_t LabCall::add(wire::BufferSpec spec, const void* data) {
   return request_.buffers.size() - 1;
 }
 
-size_t LabCall::random_input(const std::string& name, wire::ElemType type, size_t count, const wire::Fill& fill) {
-  wire::BufferSpec b{name, type, count, fill, false};
+wire::BufferSpec LabCall::next_buffer(size_t param, uint64_t count) const {
+  const size_t place = request_.buffers.size();
+  if (param != place || place >= signature_.buffers.size())
+    throw std::logic_error(std::string(signature_.function) + ": the checker added buffer " + std::to_string(param) +
+                           " at place " + std::to_string(place) + ", which its call (labs/lab" +
+                           std::to_string(signature_.lab) + "/call.h) does not have");
+  wire::BufferSpec b;
+  b.name = signature_.buffers[place].name;
+  b.type = signature_.buffers[place].type;
+  b.count = count;
+  return b;
+}
+size_t LabCall::random_input(size_t param, size_t count, const wire::Fill& fill) {
+  wire::BufferSpec b = next_buffer(param, count);
+  b.fill = fill;
   b.fill.kind = wire::FillKind::Random;
+  b.return_data = false;
   return add(b, nullptr);
 }
-
-size_t LabCall::data_input(const std::string& name, wire::ElemType type, const void* bytes, size_t count) {
-  wire::BufferSpec b{name, type, count, {}, false};
+size_t LabCall::data_input(size_t param, wire::ElemType type, const void* bytes, size_t count) {
+  wire::BufferSpec b = next_buffer(param, count);
+  if (b.type != type)
+    throw std::logic_error(std::string(signature_.function) + ": the checker wrote " + wire::elem_name(type) +
+                           " values into " + b.name + ", which holds " + wire::elem_name(b.type));
   b.fill.kind = wire::FillKind::Data;
+  b.return_data = false;
   return add(b, bytes);
 }
-size_t LabCall::data_input(const std::string& name, const std::vector<float>& v) {
-  return data_input(name, wire::ElemType::F32, v.data(), v.size());
-}
-size_t LabCall::data_input(const std::string& name, const std::vector<uint8_t>& v) {
-  return data_input(name, wire::ElemType::U8, v.data(), v.size());
-}
-
-size_t LabCall::output_from(const std::string& name, wire::ElemType type, const void* bytes, size_t count) {
-  wire::BufferSpec b{name, type, count, {}, true};
+size_t LabCall::output_from(size_t param, const void* bytes, size_t count) {
+  wire::BufferSpec b = next_buffer(param, count);
   b.fill.kind = wire::FillKind::Data;
+  b.return_data = true;
   return add(b, bytes);
 }
-
-size_t LabCall::output(const std::string& name, wire::ElemType type, size_t count, bool return_data) {
-  wire::BufferSpec b{name, type, count, {}, return_data};
+size_t LabCall::output(size_t param, size_t count, bool return_data) {
+  wire::BufferSpec b = next_buffer(param, count);
   b.fill.kind = wire::FillKind::Poison;
+  b.return_data = return_data;
   return add(b, nullptr);
+}
+void LabCall::scalar(size_t param, int64_t v) {
+  if (param != request_.scalars.size() || param >= signature_.scalars.size())
+    throw std::logic_error(std::string(signature_.function) + ": the checker gave scalar " + std::to_string(param) +
+                           " at place " + std::to_string(request_.scalars.size()) + ", which its call does not have");
+  request_.scalars.push_back(v);
 }
 
 // What a failed exchange with the runner means for the check: the runner is replaced.
@@ -309,16 +326,16 @@ static RunnerProcess& live_runner() {
 }
 
 LabCallResult LabCall::run() {
-  request_.lab = uint32_t(lab_);
+  request_.lab = uint32_t(signature_.lab);
   RunnerProcess& rp = live_runner();
   std::unique_ptr<SharedMemory> shm;
   try {
     shm = send_request(*this, data_, wire::MessageType::Call, rp);
   } catch (const wire::ProtocolError& e) {
-    runner_failed(function_, e);
+    runner_failed(signature_.function, e);
   }
-  const wire::CallReply reply = receive_reply(rp, function_, wire::MessageType::CallReply);
-  return read_result(function_, request_, reply, *shm, launches_recorded(rp));
+  const wire::CallReply reply = receive_reply(rp, signature_.function, wire::MessageType::CallReply);
+  return read_result(signature_.function, request_, reply, *shm, launches_recorded(rp));
 }
 
 // ---- Timed batches (timed_call.h) ----------------------------------------------------------

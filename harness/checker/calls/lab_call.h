@@ -1,19 +1,20 @@
 // A call of the lab's entry point, made from the checker and carried out by the kernel
 // runner (harness/wire/protocol.h). A suite describes the buffers, the runner makes them,
 // calls the lab's host function, and hands back every output and every guard; the checker
-// judges them.
+// judges them. The lab's call (harness/labs/labN/call.h) gives each buffer's name and type and
+// the order: a buffer or scalar added out of its place is the checker's own bug, refused at once.
 //
-//   LabCall call("lab3::multilevel_sum", 3);
-//   size_t in      = call.random_input("the input array", wire::ElemType::F32, n, sum_fill(seed));
-//   size_t scratch = call.output("d_scratch", wire::ElemType::F32, scratch_n, /*return_data=*/false);
-//   size_t total   = call.output("d_sum", wire::ElemType::F32, 1);
-//   call.scalar(int64_t(n));
+//   using namespace lab3_call;
+//   LabCall call(kCall);
+//   call.random_input(kIn, n, sum_fill(seed));
+//   size_t scratch = call.output(kScratch, scratch_n, /*return_data=*/false);
+//   size_t total   = call.output(kSum, 1);
+//   call.scalar(kN, int64_t(n));
 //   LabCallResult res = call.run();          // throws LabCallFailure when it could not finish
 //   float got = res.floats(total)[0];
 //   add_guard_verdicts(r, call, res);          // "wrote past the end of d_sum", ...
 //
-// The buffers reach the lab's entry point (harness/labs/labN/runner_entry.cpp) in the order they
-// were added, the scalars likewise.
+// The runner unpacks the buffers and scalars by the same call.h (labs/labN/runner_entry.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "checker/core/suite.h"
+#include "wire/lab_signature.h"
 #include "wire/protocol.h"
 
 namespace cudalab {
@@ -63,37 +65,45 @@ struct LabCallResult {
 
 class LabCall {
  public:
-  LabCall(std::string function, int lab) : function_(std::move(function)), lab_(lab) {}
+  explicit LabCall(const wire::LabSignature& signature) : signature_(signature) {}
 
+  // The lab's buffers, each at its place in the call (`param`: labN_call::Buffer); the name and
+  // the element type are the call's. Each returns the buffer's index for the result.
   // An input the runner makes from the seed (see wire::Fill); the checker makes the same
   // values with make_input() below for its reference.
-  size_t random_input(const std::string& name, wire::ElemType type, size_t count, const wire::Fill& fill);
+  size_t random_input(size_t param, size_t count, const wire::Fill& fill);
   // An input the checker writes (values that are not random: sorted, all equal, ...).
-  size_t data_input(const std::string& name, const std::vector<float>& values);
-  size_t data_input(const std::string& name, const std::vector<uint8_t>& values);
-  size_t data_input(const std::string& name, wire::ElemType type, const void* bytes, size_t count);
+  template <class T>
+  size_t data_input(size_t param, const std::vector<T>& values) {
+    return data_input(param, wire::elem_type_of<T>(), values.data(), values.size());
+  }
   // An output, poisoned before the call. return_data = false brings back only its guards.
-  size_t output(const std::string& name, wire::ElemType type, size_t count, bool return_data = true);
+  size_t output(size_t param, size_t count, bool return_data = true);
   // An output that starts with the checker's bytes instead of the poison (to ask what the code
   // does with a value it finds there).
-  size_t output_from(const std::string& name, wire::ElemType type, const void* bytes, size_t count);
-  void scalar(int64_t v) { request_.scalars.push_back(v); }
+  size_t output_from(size_t param, const void* bytes, size_t count);
+  // The lab's scalars, each at its place (`param`: labN_call::Scalar).
+  void scalar(size_t param, int64_t v);
+  // A scalar past the lab's own: the baseline runner's choice of kernel (baseline_timing.h).
+  void extra_scalar(int64_t v) { request_.scalars.push_back(v); }
 
   // Runs the call in the current kernel runner (starting one if needed). A call in which
   // no kernel was launched, or that brought more GPU data to the host than a few bytes or an
   // eighth of its input, fails with Kind::NoKernel.
   LabCallResult run();
 
-  const std::string& function() const { return function_; }
-  int lab() const { return lab_; }
+  std::string function() const { return signature_.function; }
+  int lab() const { return signature_.lab; }
   wire::CallRequest& request() { return request_; }
   const wire::CallRequest& request() const { return request_; }
   const std::vector<std::vector<uint8_t>>& data_for_timing() const { return data_; }
 
  private:
+  size_t data_input(size_t param, wire::ElemType type, const void* bytes, size_t count);
+  // The buffer at `param` of the lab's call, which must be the next place, with its name and type.
+  wire::BufferSpec next_buffer(size_t param, uint64_t count) const;
   size_t add(wire::BufferSpec spec, const void* data);
-  std::string function_;
-  int lab_;
+  wire::LabSignature signature_;  // its spans name static tables (labs/labN/call.h)
   wire::CallRequest request_;
   std::vector<std::vector<uint8_t>> data_;  // Data inputs, by buffer (empty for others)
 };

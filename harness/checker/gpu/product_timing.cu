@@ -12,6 +12,7 @@
 #include "timer.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/matrix_reference.h"
+#include "checker/judging/product_check.h"
 #include "checker/judging/tolerance.h"
 #include "checker/timing/baseline_timing.h"
 #include "checker/timing/timed_call.h"
@@ -61,7 +62,7 @@ TimingRow cpu_product_row(size_t M, size_t N, size_t K, uint64_t seed, double fl
 
 }  // namespace
 
-TimingReport product_timing(const TimingRequest& req, int lab, const std::string& function,
+TimingReport product_timing(const TimingRequest& req, const wire::LabSignature& lab_call,
                             const std::vector<ProductBaseline>& baselines) {
   // 4096^3: 64 MiB per matrix, above the H100's 50 MB L2; the size cuBLAS is quoted at.
   const size_t M = req.shape ? req.shape->dims[0] : 4096, N = req.shape ? req.shape->dims[1] : 4096,
@@ -89,13 +90,13 @@ TimingReport product_timing(const TimingRequest& req, int lab, const std::string
   size_t c_index = 0;
   std::mt19937_64 pick(req.seed);
   const MakeCall make_call = [&](int rep) {
-    LabCall call(function, lab);
-    call.random_input("A", wire::ElemType::F32, M * K, fill_of(rep, 1));
-    call.random_input("B", wire::ElemType::F32, K * N, fill_of(rep, 2));
-    c_index = call.output("d_C", wire::ElemType::F32, M * N);
-    call.scalar(int64_t(M));
-    call.scalar(int64_t(N));
-    call.scalar(int64_t(K));
+    LabCall call(lab_call);
+    call.random_input(kProductA, M * K, fill_of(rep, 1));
+    call.random_input(kProductB, K * N, fill_of(rep, 2));
+    c_index = call.output(kProductC, M * N);
+    call.scalar(kProductM, int64_t(M));
+    call.scalar(kProductN, int64_t(N));
+    call.scalar(kProductK, int64_t(K));
     return call;
   };
   const VerifyCall verify = [&](int rep, const LabCall&, const LabCallResult& res) {
@@ -109,7 +110,7 @@ TimingReport product_timing(const TimingRequest& req, int lab, const std::string
   std::vector<std::pair<std::string, StudentTiming>> baseline_rows;
   StudentTiming cublas;
   {
-    const BaselineSession session(lab);
+    const BaselineSession session(lab_call.lab);
     cublas = session.time(kCublasProductRung, make_call, verify);
     for (const ProductBaseline& base : baselines) {
       if (!base.fits || base.fits(m, n, k)) baseline_rows.emplace_back(base.name, session.time(base.rung, make_call, verify));

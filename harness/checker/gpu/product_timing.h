@@ -7,13 +7,14 @@
 
 #include "product_baselines.h"
 #include "checker/core/suite.h"
+#include "wire/lab_signature.h"
 
 namespace cudalab {
 
-// Times `function` of lab `lab` (the student's, in the kernel runner, each repetition's answer
+// Times the lab's call (the student's function, in the kernel runner, each repetition's answer
 // checked) against one CPU core, the baselines in their order, and cuBLAS. The first baseline
 // is the one the grader's speed scale starts from (grading/rubrics: anchor = "naive").
-TimingReport product_timing(const TimingRequest& req, int lab, const std::string& function,
+TimingReport product_timing(const TimingRequest& req, const wire::LabSignature& lab_call,
                             const std::vector<ProductBaseline>& baselines);
 
 }  // namespace cudalab

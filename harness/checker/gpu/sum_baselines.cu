@@ -2,6 +2,7 @@
 
 #include "ceilings.h"
 #include "timer.h"
+#include "baselines/calls.h"
 #include "checker/calls/lab_call.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
@@ -52,15 +53,15 @@ void SumTimingReport::add_comparisons(int lab, const TimingRequest& req, const s
   // The harness's kernels, each call on n fresh floats of its own, its sum checked as a sum.
   const size_t n = n_;
   auto make_call = [&](int rep) {
-    LabCall call("the harness's sum", lab);
-    call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
-    call.output("the sum", wire::ElemType::F32, 1);
-    call.scalar(int64_t(n));
+    LabCall call(baseline_call::sum_call(lab));
+    call.random_input(baseline_call::kSumIn, n, fill_of(rep));
+    call.output(baseline_call::kSumOut, 1);
+    call.scalar(baseline_call::kSumN, int64_t(n));
     return call;
   };
   auto verify = [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {
     const SumReference exact = sum_reference(n, fill_of(rep));
-    const CheckResult r = check_sum(exact.sum, exact.abs_sum, res.floats(1)[0], n, nullptr);
+    const CheckResult r = check_sum(exact.sum, exact.abs_sum, res.floats(baseline_call::kSumOut)[0], n, nullptr);
     return r.status == Status::Pass ? "" : r.message;
   };
   const BaselineSession baselines(lab);

@@ -65,13 +65,13 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
   const std::vector<float> a = matrix_input(M, K, seed, /*stream=*/1, -1.0f, 1.0f);
   const std::vector<float> b = matrix_input(K, N, seed, /*stream=*/2, -1.0f, 1.0f);
 
-  LabCall call(lab.function, lab.number);
-  call.random_input("A", wire::ElemType::F32, M * K, uniform_fill(seed, 1, -1.0f, 1.0f));
-  call.random_input("B", wire::ElemType::F32, K * N, uniform_fill(seed, 2, -1.0f, 1.0f));
-  const size_t dC = call.output("d_C", wire::ElemType::F32, M * N);
-  call.scalar(int64_t(M));
-  call.scalar(int64_t(N));
-  call.scalar(int64_t(K));
+  LabCall call(lab.call);
+  call.random_input(kProductA, M * K, uniform_fill(seed, 1, -1.0f, 1.0f));
+  call.random_input(kProductB, K * N, uniform_fill(seed, 2, -1.0f, 1.0f));
+  const size_t dC = call.output(kProductC, M * N);
+  call.scalar(kProductM, int64_t(M));
+  call.scalar(kProductN, int64_t(N));
+  call.scalar(kProductK, int64_t(K));
   const GridMatrix grid_of{M, N, lab.tile, "C", "N", "M"};
   const LabCallResult res =
       run_explained(call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });
@@ -139,7 +139,7 @@ std::string reject_product_shape(const ProductLab& lab, const Shape& s) {
   const size_t M = s.dims[0], N = s.dims[1], K = s.dims[2];
   const double limit = 2147483648.0;  // 2^31, in double: the products of --size values may not fit 64 bits
   if (double(M) * K >= limit || double(K) * N >= limit || double(M) * N >= limit)
-    return "lab " + std::to_string(lab.number) + " takes matrices (M x K, K x N and M x N) below 2^31 elements each";
+    return "lab " + std::to_string(lab.call.lab) + " takes matrices (M x K, K x N and M x N) below 2^31 elements each";
   const size_t max_m = 65535 * lab.tile;
   if (M > max_m)
     return "M at most " + with_commas(max_m) + ": the grid has one block row per " + std::to_string(lab.tile) +

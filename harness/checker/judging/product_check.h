@@ -12,13 +12,18 @@
 #include <string>
 
 #include "checker/core/suite.h"
+#include "wire/lab_signature.h"
 
 namespace cudalab {
 
-// What differs between the product labs: the function called and the shape of its launch.
+// The buffers and scalars both product labs' calls take, in order (labs/lab5/call.h and
+// labs/lab9/call.h say the same: A, B, C; M, N, K).
+enum ProductBuffer : size_t { kProductA, kProductB, kProductC };
+enum ProductScalar : size_t { kProductM, kProductN, kProductK };
+
+// What differs between the product labs: the call (its lab and function) and its launch's shape.
 struct ProductLab {
-  int number = 0;        // 5, 9
-  std::string function;  // "lab5::matmul"
+  wire::LabSignature call;  // labN_call::kCall
   // Block (bx, by) computes the tile x tile tile of C whose top-left element is
   // (by * tile, bx * tile); gridDim.y therefore limits M to 65,535 tiles.
   size_t tile = 0;

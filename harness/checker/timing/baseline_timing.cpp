@@ -50,7 +50,7 @@ StudentTiming BaselineSession::time(int which, const MakeCall& make_call, const 
     return time_lab_calls(
         [&](int rep) {
           LabCall call = make_call(rep);
-          call.scalar(which);
+          call.extra_scalar(which);
           return call;
         },
         verify, checked_once);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/core/suite.h"
 #include "checker/judging/diagnose.h"
@@ -46,16 +47,16 @@ OutputLayout block_sum_layout() {
 struct Sums {
   std::vector<float> got;
   LabCallResult res;
-  LabCall call{"lab1::block_sums", 1};
+  LabCall call{lab1_call::kCall};
   size_t data = 0, sums = 0;
 };
 
 // One call of the lab on n elements drawn from the seed.
 Sums call_lab(size_t n, uint64_t seed) {
   Sums s;
-  s.data = s.call.random_input("the input array", wire::ElemType::F32, n, sum_fill(seed));
-  s.sums = s.call.output("d_block_sums", wire::ElemType::F32, lab1::num_blocks(n));
-  s.call.scalar(int64_t(n));
+  s.data = s.call.random_input(lab1_call::kData, n, sum_fill(seed));
+  s.sums = s.call.output(lab1_call::kBlockSums, lab1::num_blocks(n));
+  s.call.scalar(lab1_call::kN, int64_t(n));
   s.res = s.call.run();
   s.got = s.res.floats(s.sums);
   return s;

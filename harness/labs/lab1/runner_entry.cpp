@@ -1,15 +1,17 @@
-// Lab 1's entry point in the runner: block_sums(d_data, d_block_sums, n).
+// Lab 1's entry point in the kernel runner: LINKED WITH THE STUDENT'S LAB FILE, so untrusted like
+// all of harness/runner/. It unpacks a request into block_sums(d_data, d_block_sums, n) by the
+// lab's call (call.h, the one the checker builds its requests from).
+#include "call.h"
 #include "cudalab/lab1.h"
 #include "runner/lab_entry.h"
 
 namespace cudalab::run {
 
-int entry_lab_number() { return 1; }
-const char* entry_function_name() { return "lab1::block_sums"; }
+const wire::LabSignature& entry_signature() { return lab1_call::kCall; }
 
 void call_lab_entry(const EntryArgs& a) {
-  using wire::ElemType;
-  lab1::block_sums(a.buffer<float>(0, ElemType::F32), a.buffer<float>(1, ElemType::F32), size_t(a.scalar(0)));
+  using namespace lab1_call;
+  lab1::block_sums(a.buffer<float>(kData), a.buffer<float>(kBlockSums), size_t(a.scalar(kN)));
 }
 
 }  // namespace cudalab::run

@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "call.h"
 #include "checker/core/suite.h"
 #include "checker/gpu/device_array.h"
 #include "checker/gpu/sum_baselines.h"
@@ -30,10 +31,10 @@ TimingReport lab_timing(const TimingRequest& req) {
   std::mt19937_64 pick(req.seed);  // which blocks each repetition is checked on, chosen after it ran
   const StudentTiming student = time_lab_calls(
       [&](int rep) {
-        LabCall call("lab1::block_sums", 1);
-        call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
-        sums = call.output("d_block_sums", wire::ElemType::F32, blocks);
-        call.scalar(int64_t(n));
+        LabCall call(lab1_call::kCall);
+        call.random_input(lab1_call::kData, n, fill_of(rep));
+        sums = call.output(lab1_call::kBlockSums, blocks);
+        call.scalar(lab1_call::kN, int64_t(n));
         return call;
       },
       [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/core/suite.h"
 #include "checker/judging/diagnose.h"
@@ -86,11 +87,11 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   const size_t blocks = lab2::num_blocks(n);
   const std::vector<float> input = sum_input(n, seed);
 
-  LabCall call("lab2::shared_sum", 2);
-  const size_t in = call.random_input("the input array", wire::ElemType::F32, n, sum_fill(seed));
-  const size_t sums = call.output("d_block_sums", wire::ElemType::F32, blocks);
-  const size_t total = call.output("d_sum", wire::ElemType::F32, 1);
-  call.scalar(int64_t(n));
+  LabCall call(lab2_call::kCall);
+  const size_t in = call.random_input(lab2_call::kIn, n, sum_fill(seed));
+  const size_t sums = call.output(lab2_call::kBlockSums, blocks);
+  const size_t total = call.output(lab2_call::kSum, 1);
+  call.scalar(lab2_call::kN, int64_t(n));
   const LabCallResult res = call.run();
 
   // First the block sums (first launch).

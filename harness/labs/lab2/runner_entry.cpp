@@ -1,22 +1,24 @@
-// Lab 2's entry point in the runner: shared_sum(d_in, d_block_sums, d_sum, n). The timing asks
-// for several calls over consecutive slices of n elements (scalar 1, when present): one call
-// fits in the L2 cache, so DRAM is timed over many (harness/labs/lab2/timing.cu).
+// Lab 2's entry point in the kernel runner: LINKED WITH THE STUDENT'S LAB FILE, so untrusted like
+// all of harness/runner/. It unpacks a request into shared_sum(d_in, d_block_sums, d_sum, n) by the
+// lab's call (call.h, the one the checker builds its requests from).
+#include "call.h"
 #include "cudalab/lab2.h"
 #include "runner/lab_entry.h"
 
 namespace cudalab::run {
 
-int entry_lab_number() { return 2; }
-const char* entry_function_name() { return "lab2::shared_sum"; }
+const wire::LabSignature& entry_signature() { return lab2_call::kCall; }
 
 void call_lab_entry(const EntryArgs& a) {
-  using wire::ElemType;
-  const float* in = a.buffer<const float>(0, ElemType::F32);
-  float* sums = a.buffer<float>(1, ElemType::F32);
-  float* total = a.buffer<float>(2, ElemType::F32);
-  const size_t n = size_t(a.scalar(0));
-  const size_t calls = a.request->scalars.size() > 1 ? size_t(a.scalar(1)) : 1;
-  if (calls == 0 || calls * n > a.request->buffers[0].count) throw BadRequest("the slices do not fit the input");
+  using namespace lab2_call;
+  // The timing asks for several calls over consecutive slices of n elements (kCalls): one call
+  // fits in the L2 cache, so DRAM is timed over many (timing.cu).
+  const float* in = a.buffer<const float>(kIn);
+  float* sums = a.buffer<float>(kBlockSums);
+  float* total = a.buffer<float>(kSum);
+  const size_t n = size_t(a.scalar(kN));
+  const size_t calls = a.has_scalar(kCalls) ? size_t(a.scalar(kCalls)) : 1;
+  if (calls == 0 || calls * n > a.request->buffers[kIn].count) throw BadRequest("the slices do not fit the input");
   for (size_t k = 0; k < calls; ++k) lab2::shared_sum(in + k * n, sums, total, n);
 }
 

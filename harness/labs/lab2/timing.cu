@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <string>
 
+#include "call.h"
 #include "checker/core/suite.h"
 #include "checker/gpu/sum_baselines.h"
 #include "checker/judging/diagnose.h"
@@ -31,12 +32,12 @@ TimingReport lab_timing(const TimingRequest& req) {
   size_t total = 0;
   const StudentTiming student = time_lab_calls(
       [&](int rep) {
-        LabCall call("lab2::shared_sum", 2);
-        call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
-        call.output("d_block_sums", wire::ElemType::F32, lab2::num_blocks(slice), false);
-        total = call.output("d_sum", wire::ElemType::F32, 1);
-        call.scalar(int64_t(slice));
-        call.scalar(int64_t(calls));
+        LabCall call(lab2_call::kCall);
+        call.random_input(lab2_call::kIn, n, fill_of(rep));
+        call.output(lab2_call::kBlockSums, lab2::num_blocks(slice), false);
+        total = call.output(lab2_call::kSum, 1);
+        call.scalar(lab2_call::kN, int64_t(slice));
+        call.scalar(lab2_call::kCalls, int64_t(calls));
         return call;
       },
       // Each call writes the same d_sum: after the last it holds the last slice's sum.

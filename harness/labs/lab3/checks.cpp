@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/core/suite.h"
 #include "checker/judging/diagnose.h"
@@ -104,11 +105,11 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   const size_t scratch_n = lab3::scratch_elements(n);
   // The runner makes the same input from the seed; "garbage on entry" in d_scratch is made
   // visible as poison: reading it before writing gives NaN.
-  LabCall call("lab3::multilevel_sum", 3);
-  call.random_input("the input array", wire::ElemType::F32, n, sum_fill(seed));
-  const size_t scratch = call.output("d_scratch", wire::ElemType::F32, scratch_n, /*return_data=*/false);
-  const size_t total = call.output("d_sum", wire::ElemType::F32, 1);
-  call.scalar(int64_t(n));
+  LabCall call(lab3_call::kCall);
+  call.random_input(lab3_call::kIn, n, sum_fill(seed));
+  const size_t scratch = call.output(lab3_call::kScratch, scratch_n, /*return_data=*/false);
+  const size_t total = call.output(lab3_call::kSum, 1);
+  call.scalar(lab3_call::kN, int64_t(n));
   const LabCallResult res = call.run();
 
   const SumReference exact = sum_reference(n, sum_fill(seed));

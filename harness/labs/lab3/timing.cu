@@ -4,6 +4,7 @@
 // that bandwidth here.
 #include <string>
 
+#include "call.h"
 #include "checker/core/suite.h"
 #include "checker/gpu/sum_baselines.h"
 #include "checker/judging/diagnose.h"
@@ -22,11 +23,11 @@ TimingReport lab_timing(const TimingRequest& req) {
   size_t total = 0;
   const StudentTiming student = time_lab_calls(
       [&](int rep) {
-        LabCall call("lab3::multilevel_sum", 3);
-        call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
-        call.output("d_scratch", wire::ElemType::F32, lab3::scratch_elements(n), false);
-        total = call.output("d_sum", wire::ElemType::F32, 1);
-        call.scalar(int64_t(n));
+        LabCall call(lab3_call::kCall);
+        call.random_input(lab3_call::kIn, n, fill_of(rep));
+        call.output(lab3_call::kScratch, lab3::scratch_elements(n), false);
+        total = call.output(lab3_call::kSum, 1);
+        call.scalar(lab3_call::kN, int64_t(n));
         return call;
       },
       [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/core/suite.h"
 #include "checker/judging/diagnose.h"
@@ -64,11 +65,11 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   // Values in [1, 2): never zero, and (almost all) distinct, so a misplaced element shows.
   const std::vector<float> input = matrix_input(rows, cols, seed, /*stream=*/1, 1.0f, 2.0f);
 
-  LabCall call("lab4::transpose", 4);
-  call.random_input("the input matrix", wire::ElemType::F32, n, uniform_fill(seed, 1, 1.0f, 2.0f));
-  const size_t out = call.output("d_out", wire::ElemType::F32, n);
-  call.scalar(int64_t(rows));
-  call.scalar(int64_t(cols));
+  LabCall call(lab4_call::kCall);
+  call.random_input(lab4_call::kIn, n, uniform_fill(seed, 1, 1.0f, 2.0f));
+  const size_t out = call.output(lab4_call::kOut, n);
+  call.scalar(lab4_call::kRows, int64_t(rows));
+  call.scalar(lab4_call::kCols, int64_t(cols));
   const GridMatrix grid_of{rows, cols, lab4::kTile};
   const LabCallResult res =
       run_explained(call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });

@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 
+#include "call.h"
 #include "checker/core/suite.h"
 #include "checker/gpu/ceilings.h"
 #include "checker/gpu/timer.h"
@@ -44,11 +45,11 @@ TimingReport lab_timing(const TimingRequest& req) {
   size_t out_index = 0;
   std::mt19937_64 pick(req.seed);
   const MakeCall make_call = [&](int rep) {
-    LabCall call("lab4::transpose", 4);
-    call.random_input("the input matrix", wire::ElemType::F32, n, fill_of(rep));
-    out_index = call.output("d_out", wire::ElemType::F32, n);
-    call.scalar(int64_t(rows));
-    call.scalar(int64_t(cols));
+    LabCall call(lab4_call::kCall);
+    call.random_input(lab4_call::kIn, n, fill_of(rep));
+    out_index = call.output(lab4_call::kOut, n);
+    call.scalar(lab4_call::kRows, int64_t(rows));
+    call.scalar(lab4_call::kCols, int64_t(cols));
     return call;
   };
   const VerifyCall verify = [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {

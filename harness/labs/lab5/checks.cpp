@@ -14,6 +14,7 @@
 // tests cost nothing in correctness.
 #include <string>
 
+#include "call.h"
 #include "checker/core/suite.h"
 #include "checker/judging/product_check.h"
 #include "cudalab/lab5.h"
@@ -25,7 +26,7 @@ constexpr size_t T = lab5::kTile;
 
 // One thread per element of C: (row, col) is thread (col % 32, row % 32) of block
 // (col / 32, row / 32).
-const ProductLab kLab{5, "lab5::matmul", T, T, [](size_t row, size_t col) {
+const ProductLab kLab{lab5_call::kCall, T, T, [](size_t row, size_t col) {
                         return "thread (" + std::to_string(col % T) + ", " + std::to_string(row % T) + ")";
                       }};
 

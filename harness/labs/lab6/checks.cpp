@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/calls/runner_words.h"
 #include "checker/core/suite.h"
@@ -209,24 +210,24 @@ std::optional<CheckResult> judge_unemulated(const CheckCase& c) {
 
 // One call of the lab on the check's input, d_hist poisoned, or starting at `start` in every bin.
 struct HistogramCall {
-  LabCall call{"lab6::histogram", 6};
+  LabCall call{lab6_call::kCall};
   size_t hist = 0;
 };
 HistogramCall make_call(Bytes kind, size_t n, uint64_t seed, ByteHistogram* expected, const uint32_t* start) {
   HistogramCall h;
   if (kind == Bytes::Ramp) {
     const std::vector<uint8_t> input = ramp(n);
-    h.call.data_input("the input array", input);
+    h.call.data_input(lab6_call::kIn, input);
     if (expected) *expected = histogram_reference(input);
   } else {
     const wire::Fill fill = byte_fill(kind, seed);
-    h.call.random_input("the input array", wire::ElemType::U8, n, fill);
+    h.call.random_input(lab6_call::kIn, n, fill);
     if (expected) *expected = histogram_of_fill(n, fill);
   }
   const std::vector<uint32_t> starts(lab6::kBins, start ? *start : 0u);
-  h.hist = start ? h.call.output_from("d_hist", wire::ElemType::U32, starts.data(), lab6::kBins)
-                 : h.call.output("d_hist", wire::ElemType::U32, lab6::kBins);  // poisoned: 0xFFFFFFFF
-  h.call.scalar(int64_t(n));
+  h.hist = start ? h.call.output_from(lab6_call::kHist, starts.data(), lab6::kBins)
+                 : h.call.output(lab6_call::kHist, lab6::kBins);  // poisoned: 0xFFFFFFFF
+  h.call.scalar(lab6_call::kN, int64_t(n));
   return h;
 }
 

@@ -1,16 +1,17 @@
-// Lab 6's entry point in the runner: histogram(d_in, d_hist, n).
+// Lab 6's entry point in the kernel runner: LINKED WITH THE STUDENT'S LAB FILE, so untrusted like
+// all of harness/runner/. It unpacks a request into histogram(d_in, d_hist, n) by the lab's call
+// (call.h, the one the checker builds its requests from).
+#include "call.h"
 #include "cudalab/lab6.h"
 #include "runner/lab_entry.h"
 
 namespace cudalab::run {
 
-int entry_lab_number() { return 6; }
-const char* entry_function_name() { return "lab6::histogram"; }
+const wire::LabSignature& entry_signature() { return lab6_call::kCall; }
 
 void call_lab_entry(const EntryArgs& a) {
-  using wire::ElemType;
-  lab6::histogram(a.buffer<const unsigned char>(0, ElemType::U8), a.buffer<unsigned>(1, ElemType::U32),
-                  size_t(a.scalar(0)));
+  using namespace lab6_call;
+  lab6::histogram(a.buffer<const unsigned char>(kIn), a.buffer<unsigned>(kHist), size_t(a.scalar(kN)));
 }
 
 }  // namespace cudalab::run

@@ -5,6 +5,7 @@
 // and writes 1 KiB: bandwidth-bound when done well).
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/core/suite.h"
 #include "checker/gpu/ceilings.h"
@@ -31,11 +32,11 @@ const char* kind_of(bool skewed) { return skewed ? "skewed" : "uniform"; }
 // Call rep of a timing: n fresh bytes of its own, the 256 bins poisoned.
 MakeCall calls_of(bool skewed, size_t n, uint64_t seed) {
   return [=](int rep) {
-    LabCall call("lab6::histogram", 6);
+    LabCall call(lab6_call::kCall);
     const uint64_t s = derive_seed(seed, ("timing " + std::string(kind_of(skewed)) + " " + std::to_string(rep)).c_str());
-    call.random_input("the input array", wire::ElemType::U8, n, fill_of(skewed, s));
-    call.output("d_hist", wire::ElemType::U32, lab6::kBins);
-    call.scalar(int64_t(n));
+    call.random_input(lab6_call::kIn, n, fill_of(skewed, s));
+    call.output(lab6_call::kHist, lab6::kBins);
+    call.scalar(lab6_call::kN, int64_t(n));
     return call;
   };
 }

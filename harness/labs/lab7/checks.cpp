@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/calls/runner_words.h"
 #include "checker/core/suite.h"
@@ -125,10 +126,10 @@ namespace {
 
 // The lab's sum of the check's input, with d_sum starting at `start` instead of the poison.
 float sum_starting_at(size_t n, const wire::Fill& fill, float start) {
-  LabCall call("lab7::atomic_sum", 7);
-  call.random_input("the input array", wire::ElemType::F32, n, fill);
-  const size_t total = call.output_from("d_sum", wire::ElemType::F32, &start, 1);
-  call.scalar(int64_t(n));
+  LabCall call(lab7_call::kCall);
+  call.random_input(lab7_call::kIn, n, fill);
+  const size_t total = call.output_from(lab7_call::kSum, &start, 1);
+  call.scalar(lab7_call::kN, int64_t(n));
   return call.run().floats(total)[0];
 }
 
@@ -186,10 +187,10 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
     if (c.id == s.id) signs = s.signs;
   const wire::Fill fill = lab7_fill(seed, int(signs));
 
-  LabCall call("lab7::atomic_sum", 7);
-  call.random_input("the input array", wire::ElemType::F32, n, fill);
-  const size_t total = call.output("d_sum", wire::ElemType::F32, 1);  // poisoned: NaN
-  call.scalar(int64_t(n));
+  LabCall call(lab7_call::kCall);
+  call.random_input(lab7_call::kIn, n, fill);
+  const size_t total = call.output(lab7_call::kSum, 1);  // poisoned: NaN
+  call.scalar(lab7_call::kN, int64_t(n));
   const LabCallResult res = call.run();
 
   const float got = res.floats(total)[0];

@@ -3,6 +3,7 @@
 // CUB's DeviceReduce::Sum, against the copy bandwidth.
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/core/suite.h"
 #include "checker/gpu/sum_baselines.h"
@@ -24,10 +25,10 @@ TimingReport lab_timing(const TimingRequest& req) {
   auto fill_of = [&](int rep) { return lab7_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str()), 0); };
   const StudentTiming st = time_lab_calls(
       [&](int rep) {
-        LabCall call("lab7::atomic_sum", 7);
-        call.random_input("the input array", wire::ElemType::F32, n, fill_of(rep));
-        call.output("d_sum", wire::ElemType::F32, 1);
-        call.scalar(int64_t(n));
+        LabCall call(lab7_call::kCall);
+        call.random_input(lab7_call::kIn, n, fill_of(rep));
+        call.output(lab7_call::kSum, 1);
+        call.scalar(lab7_call::kN, int64_t(n));
         return call;
       },
       [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/core/suite.h"
 #include "checker/judging/diagnose.h"
@@ -164,24 +165,24 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
     if (c.id == s.id) spec = s;
   const int k = spec.k;
 
-  LabCall call("lab8::top_k", 8);
+  LabCall call(lab8_call::kCall);
   std::vector<float> values;
   if (spec.values == Values::Uniform || spec.values == Values::Negative) {
     const wire::Fill fill = spec.values == Values::Uniform ? lab8_fill(seed, -1000.0f, 1000.0f)
                                                            : lab8_fill(seed, -1000.0f, -1.0f);
-    call.random_input("d_values", wire::ElemType::F32, n, fill);
+    call.random_input(lab8_call::kValues, n, fill);
     values = make_input_f32(n, fill);
   } else {
     values = written_values(spec.values, n, seed);
-    call.data_input("d_values", values);
+    call.data_input(lab8_call::kValues, values);
   }
   const size_t scratch_n = lab8::scratch_elements(n, k);
-  const size_t scratch_values = call.output("d_scratch_values", wire::ElemType::F32, scratch_n, false);
-  const size_t scratch_indices = call.output("d_scratch_indices", wire::ElemType::I32, scratch_n, false);
-  const size_t top_values = call.output("d_top_values", wire::ElemType::F32, size_t(k));
-  const size_t top_indices = call.output("d_top_indices", wire::ElemType::I32, size_t(k));
-  call.scalar(int64_t(n));
-  call.scalar(int64_t(k));
+  const size_t scratch_values = call.output(lab8_call::kScratchValues, scratch_n, false);
+  const size_t scratch_indices = call.output(lab8_call::kScratchIndices, scratch_n, false);
+  const size_t top_values = call.output(lab8_call::kTopValues, size_t(k));
+  const size_t top_indices = call.output(lab8_call::kTopIndices, size_t(k));
+  call.scalar(lab8_call::kN, int64_t(n));
+  call.scalar(lab8_call::kK, int64_t(k));
   const LabCallResult res = call.run();
 
   const std::vector<float> got_v = res.floats(top_values);

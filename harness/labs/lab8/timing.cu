@@ -4,6 +4,7 @@
 // baseline_timing.h). The rate is the input read (n floats).
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/core/suite.h"
 #include "checker/gpu/ceilings.h"
@@ -40,14 +41,14 @@ TimingReport lab_timing(const TimingRequest& req) {
   };
   const size_t scratch_n = lab8::scratch_elements(n, k);
   const MakeCall make_call = [&](int rep) {
-    LabCall call("lab8::top_k", 8);
-    call.random_input("d_values", wire::ElemType::F32, n, fill_of(rep));
-    call.output("d_scratch_values", wire::ElemType::F32, scratch_n, false);
-    call.output("d_scratch_indices", wire::ElemType::I32, scratch_n, false);
-    call.output("d_top_values", wire::ElemType::F32, size_t(k));
-    call.output("d_top_indices", wire::ElemType::I32, size_t(k));
-    call.scalar(int64_t(n));
-    call.scalar(int64_t(k));
+    LabCall call(lab8_call::kCall);
+    call.random_input(lab8_call::kValues, n, fill_of(rep));
+    call.output(lab8_call::kScratchValues, scratch_n, false);
+    call.output(lab8_call::kScratchIndices, scratch_n, false);
+    call.output(lab8_call::kTopValues, size_t(k));
+    call.output(lab8_call::kTopIndices, size_t(k));
+    call.scalar(lab8_call::kN, int64_t(n));
+    call.scalar(lab8_call::kK, int64_t(k));
     return call;
   };
   const VerifyCall verify = [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {

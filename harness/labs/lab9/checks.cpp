@@ -17,6 +17,7 @@
 // Only sizes whose work the CPU backend emulates in a few seconds are not marked large.
 #include <string>
 
+#include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/core/suite.h"
 #include "checker/judging/product_check.h"
@@ -30,7 +31,7 @@ static_assert(lab9::kBlockM == lab9::kBlockN, "the checks name blocks by square 
 
 // The thread that computes an element is the student's design (1-D or 2-D register blocking,
 // warp tiles: the lab's prose): the messages name the block, by the contract's tile.
-const ProductLab kLab{9, "lab9::sgemm", BM, BK, nullptr};
+const ProductLab kLab{lab9_call::kCall, BM, BK, nullptr};
 
 std::vector<CheckCase> cases() {
   return {

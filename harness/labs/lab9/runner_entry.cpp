@@ -1,15 +1,18 @@
-// Lab 9's entry point in the runner: sgemm(d_A, d_B, d_C, M, N, K), as lab 5's matmul.
+// Lab 9's entry point in the kernel runner: LINKED WITH THE STUDENT'S LAB FILE, so untrusted like
+// all of harness/runner/. It unpacks a request into sgemm(d_A, d_B, d_C, M, N, K) by the lab's call
+// (call.h, the one the checker builds its requests from).
+#include "call.h"
 #include "cudalab/lab9.h"
 #include "runner/lab_entry.h"
 
 namespace cudalab::run {
 
-int entry_lab_number() { return 9; }
-const char* entry_function_name() { return "lab9::sgemm"; }
+const wire::LabSignature& entry_signature() { return lab9_call::kCall; }
 
 void call_lab_entry(const EntryArgs& a) {
-  using wire::ElemType;
-  lab9::sgemm(a.buffer<const float>(0, ElemType::F32), a.buffer<const float>(1, ElemType::F32), a.buffer<float>(2, ElemType::F32), int(a.scalar(0)), int(a.scalar(1)), int(a.scalar(2)));
+  using namespace lab9_call;
+  lab9::sgemm(a.buffer<const float>(kA), a.buffer<const float>(kB), a.buffer<float>(kC), int(a.scalar(kM)),
+              int(a.scalar(kN)), int(a.scalar(kK)));
 }
 
 }  // namespace cudalab::run

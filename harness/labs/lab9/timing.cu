@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "call.h"
 #include "checker/gpu/product_timing.h"
 
 namespace cudalab {
@@ -21,7 +22,7 @@ ProductBaseline renamed(ProductBaseline b, std::string name) {
 }  // namespace
 
 TimingReport lab_timing(const TimingRequest& req) {
-  return product_timing(req, 9, "lab9::sgemm",
+  return product_timing(req, lab9_call::kCall,
                         {renamed(tiled_product_baseline(), "rung 1: lab 5, 32 x 32 tiles in shared memory (harness)"),
                          renamed(naive_product_baseline(), "rung 0: naive, one thread per element (harness)"),
                          blocked_1d_product_baseline(), blocked_2d_product_baseline(), vectorized_product_baseline()});
