@@ -45,85 +45,95 @@ std::string without_hidden(const std::string& log, const Rubric& rubric) {
   return out;
 }
 
-}  // namespace
-
-std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, const LabInfo& lab) {
-  const Score s = score(r, rubric);
-  std::ostringstream o;
+void write_heading(std::ostream& o, const StudentResult& r, const Score& s, const LabInfo& lab) {
   o << "# Lab " << lab.lab << (lab.title.empty() ? "" : ": " + lab.title) << "\n\n";
   o << "Feedback for **" << r.student << "**";
   if (!r.file.empty()) o << " on `" << fs::path(r.file).filename().string() << "`";
   o << ".\n\n";
   o << "**Score: " << format_points(s.total) << " / " << format_points(s.maximum) << "**\n\n";
+}
 
-  if (r.verdict != kGraded) {
-    o << "## " << verdict_heading(r) << "\n\n" << r.reason << "\n\n";
-    if ((r.verdict == kBuildFailed || r.rule == "link_contract") && !r.build_log.empty())
-      o << "The compiler said:\n\n```\n" << clip_text(r.build_log, 8 << 10) << "```\n\n";
-    if (r.verdict != kNoSubmission)
-      o << "Fix this and submit again: your checks run as soon as the file is accepted.\n\n";
-  } else {
-    size_t visible = 0, passed = 0;
-    double hidden_points = 0, hidden_max = 0;
-    size_t hidden_count = 0;
-    for (const auto& c : s.checks) {
-      if (!c.counted) continue;
-      if (c.hidden) {
-        ++hidden_count;
-        hidden_points += c.points;
-        hidden_max += c.max_points;
-      } else {
-        ++visible;
-        passed += c.status == "pass";
-      }
-    }
-    if (s.correct)
-      o << "Every check passed. Well done.\n\n";
-    else if (!r.reason.empty())
-      o << "Something went wrong while your code ran: " << r.reason << ". Each check was then run on its own, so the "
-        << "others still count.\n\n";
-    o << "## Checks\n\n| check | what it tests | result | points |\n|---|---|---|---|\n";
-    for (size_t i = 0; i < s.checks.size(); ++i) {
-      const auto& c = s.checks[i];
-      if (c.hidden) continue;
-      o << "| `" << c.id << "` | " << c.title << " | " << status_word(c.status) << " | "
-        << (c.counted ? format_points(c.points) + " / " + format_points(c.max_points) : std::string("-")) << " |\n";
-    }
-    if (hidden_count)
-      o << "\nHidden checks: " << hidden_count << " more, worth " << format_points(hidden_max) << " points; you earned "
-        << format_points(hidden_points) << " of them.\n";
-    o << "\n" << passed << " of " << visible << " visible checks passed.\n\n";
+// No checks ran: the file was missing, unreadable, rejected or did not compile.
+void write_not_graded(std::ostream& o, const StudentResult& r) {
+  o << "## " << verdict_heading(r) << "\n\n" << r.reason << "\n\n";
+  if ((r.verdict == kBuildFailed || r.rule == "link_contract") && !r.build_log.empty())
+    o << "The compiler said:\n\n```\n" << clip_text(r.build_log, 8 << 10) << "```\n\n";
+  if (r.verdict != kNoSubmission) o << "Fix this and submit again: your checks run as soon as the file is accepted.\n\n";
+}
 
-    bool header = false;
-    for (size_t i = 0; i < r.checks.size(); ++i) {
-      const auto& c = r.checks[i];
-      if (c.status == "pass" || c.status == "skipped" || rubric.hidden.count(c.id)) continue;
-      if (!header) {
-        o << "## What went wrong\n\n";
-        header = true;
-      }
-      o << "**`" << c.id << "`**: " << c.message << "\n";
-      for (size_t k = 0; k < c.details.size() && k < 8; ++k) o << "- " << c.details[k] << "\n";
-      o << "\n";
+// The visible checks, one row each; the hidden ones only as a count and their points.
+void write_check_table(std::ostream& o, const Score& s) {
+  size_t visible = 0, passed = 0, hidden_count = 0;
+  double hidden_points = 0, hidden_max = 0;
+  for (const auto& c : s.checks) {
+    if (!c.counted) continue;
+    if (c.hidden) {
+      ++hidden_count;
+      hidden_points += c.points;
+      hidden_max += c.max_points;
+    } else {
+      ++visible;
+      passed += c.status == "pass";
     }
-    bool any_skipped = false;
-    for (const auto& c : s.checks) any_skipped |= !c.counted;
-    if (any_skipped)
-      o << "Checks marked \"not graded here\" are too large for the CPU backend this run used; they count on a GPU.\n\n";
   }
+  o << "## Checks\n\n| check | what it tests | result | points |\n|---|---|---|---|\n";
+  for (const auto& c : s.checks) {
+    if (c.hidden) continue;
+    o << "| `" << c.id << "` | " << c.title << " | " << status_word(c.status) << " | "
+      << (c.counted ? format_points(c.points) + " / " + format_points(c.max_points) : std::string("-")) << " |\n";
+  }
+  if (hidden_count)
+    o << "\nHidden checks: " << hidden_count << " more, worth " << format_points(hidden_max) << " points; you earned "
+      << format_points(hidden_points) << " of them.\n";
+  o << "\n" << passed << " of " << visible << " visible checks passed.\n\n";
+}
 
+// Each visible check that did not pass: the checker's message and its first details.
+void write_what_went_wrong(std::ostream& o, const StudentResult& r, const Rubric& rubric) {
+  bool header = false;
+  for (const auto& c : r.checks) {
+    if (c.status == "pass" || c.status == "skipped" || rubric.hidden.count(c.id)) continue;
+    if (!header) {
+      o << "## What went wrong\n\n";
+      header = true;
+    }
+    o << "**`" << c.id << "`**: " << c.message << "\n";
+    for (size_t k = 0; k < c.details.size() && k < 8; ++k) o << "- " << c.details[k] << "\n";
+    o << "\n";
+  }
+}
+
+void write_graded(std::ostream& o, const StudentResult& r, const Score& s, const Rubric& rubric) {
+  if (s.correct)
+    o << "Every check passed. Well done.\n\n";
+  else if (!r.reason.empty())
+    o << "Something went wrong while your code ran: " << r.reason << ". Each check was then run on its own, so the "
+      << "others still count.\n\n";
+  write_check_table(o, s);
+  write_what_went_wrong(o, r, rubric);
+  bool any_skipped = false;
+  for (const auto& c : s.checks) any_skipped |= !c.counted;
+  if (any_skipped)
+    o << "Checks marked \"not graded here\" are too large for the CPU backend this run used; they count on a GPU.\n\n";
+}
+
+void write_speed_and_notes(std::ostream& o, const StudentResult& r, const Score& s) {
   o << "## Speed\n\n";
   if (s.speed.status == "graded")
     o << "Your kernel: " << s.speed.note << ". Speed points: " << format_points(s.speed.points) << " / "
       << format_points(s.speed.max_points) << " (" << s.speed.rule << ").\n\n";
   else
     o << "Not graded: " << s.speed.note << ".\n\n";
-
   if (!r.notes.empty()) {
     o << "## Notes\n\n";
     for (const auto& n : r.notes) o << "- " << n << "\n";
     o << "\n";
   }
+}
+
+// The program's output (a failed run only, hidden checks' lines left out), and how to replay it.
+void write_output_and_footer(std::ostream& o, const StudentResult& r, const Score& s, const Rubric& rubric,
+                             const LabInfo& lab) {
   if (r.verdict == kGraded && !s.correct && !r.run_log.empty())
     o << "## Your program's output\n\n```\n" << clip_text(without_hidden(r.run_log, rubric), 6 << 10) << "```\n\n";
   o << "---\nGraded " << r.graded_at << " on the " << (r.backend == "cuda" ? "GPU" : "CPU") << " backend";
@@ -131,6 +141,18 @@ std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, cons
     o << " with seed " << r.seed << " (replay the same inputs with `make lab" << lab.lab << " ARGS=\"--seed " << r.seed
       << "\"`)";
   o << ".\n";
+}
+
+}  // namespace
+
+std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, const LabInfo& lab) {
+  const Score s = score(r, rubric);
+  std::ostringstream o;
+  write_heading(o, r, s, lab);
+  if (r.verdict != kGraded) write_not_graded(o, r);
+  else write_graded(o, r, s, rubric);
+  write_speed_and_notes(o, r, s);
+  write_output_and_footer(o, r, s, rubric, lab);
   // Everything in it may carry a submission's bytes (file names, messages, logs).
   return clean_text(o.str());
 }

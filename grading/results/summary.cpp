@@ -28,15 +28,51 @@ std::vector<std::string> failure_reasons(const StudentResult& r) {
   return {out.begin(), out.end()};
 }
 
-nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rubric& rubric, const LabInfo& lab,
-                            const RunFacts& facts) {
-  using nlohmann::json;
+namespace {
+
+using nlohmann::json;
+
+std::string find_or_empty(const std::map<std::string, std::string>& m, const std::string& k) {
+  auto it = m.find(k);
+  return it == m.end() ? std::string() : it->second;
+}
+
+json speed_json(const StudentResult& r, const SpeedScore& sp) {
+  return {{"status", sp.status},
+          {"points", sp.points},
+          {"max_points", sp.max_points},
+          {"student_ms", optional_json(r.student_ms)},
+          {"reference_ms", optional_json(r.reference_ms)},
+          {"naive_ms", optional_json(r.naive_ms)},
+          {"vs_reference", sp.status == "graded" ? json(sp.ratio) : json(nullptr)},
+          {"speedup_over_naive", sp.speedup > 0 ? json(sp.speedup) : json(nullptr)}};
+}
+
+// One student's row of summary.json's "results".
+json student_json(const StudentResult& r, const Score& s, const RunFacts& facts) {
+  json checks = json::object();
+  for (const auto& c : r.checks) checks[c.id] = c.status;
+  return {{"student", r.student},
+          {"pseudonym", find_or_empty(facts.pseudonyms, r.student)},
+          {"total", s.total},
+          {"maximum", s.maximum},
+          {"verdict", r.verdict},
+          {"correct", s.correct},
+          {"backend", r.backend},
+          {"reasons", failure_reasons(r)},
+          {"checks", checks},
+          {"speed", speed_json(r, s.speed)},
+          {"source", find_or_empty(facts.sources, r.student)}};
+}
+
+// What the class adds up to, student by student.
+struct ClassTally {
   std::map<std::string, int> verdicts, reasons, backends, failed_checks;
   size_t passed = 0;
   double total = 0, maximum = 0;
   json students = json::array();
-  for (const auto& r : results) {
-    const Score s = score(r, rubric);
+
+  void add(const StudentResult& r, const Score& s, const RunFacts& facts) {
     ++verdicts[r.verdict];
     ++backends[r.backend];
     if (s.correct) ++passed;
@@ -46,48 +82,41 @@ nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rub
     if (r.verdict == kGraded)
       for (const auto& c : r.checks)
         if (c.status != "pass" && c.status != "skipped") ++failed_checks[c.id];
-    json checks = json::object();
-    for (const auto& c : r.checks) checks[c.id] = c.status;
-    const SpeedScore& sp = s.speed;
-    json speed = {{"status", sp.status},
-                  {"points", sp.points},
-                  {"max_points", sp.max_points},
-                  {"student_ms", optional_json(r.student_ms)},
-                  {"reference_ms", optional_json(r.reference_ms)},
-                  {"naive_ms", optional_json(r.naive_ms)},
-                  {"vs_reference", sp.status == "graded" ? json(sp.ratio) : json(nullptr)},
-                  {"speedup_over_naive", sp.speedup > 0 ? json(sp.speedup) : json(nullptr)}};
-    auto find_or_empty = [](const std::map<std::string, std::string>& m, const std::string& k) {
-      auto it = m.find(k);
-      return it == m.end() ? std::string() : it->second;
-    };
-    students.push_back({{"student", r.student},
-                        {"pseudonym", find_or_empty(facts.pseudonyms, r.student)},
-                        {"total", s.total},
-                        {"maximum", s.maximum},
-                        {"verdict", r.verdict},
-                        {"correct", s.correct},
-                        {"backend", r.backend},
-                        {"reasons", failure_reasons(r)},
-                        {"checks", checks},
-                        {"speed", speed},
-                        {"source", find_or_empty(facts.sources, r.student)}});
+    students.push_back(student_json(r, s, facts));
   }
-  std::vector<std::pair<std::string, int>> common(reasons.begin(), reasons.end());
-  std::stable_sort(common.begin(), common.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  json top = json::array();
-  for (size_t i = 0; i < common.size() && i < 8; ++i) top.push_back({{"reason", common[i].first}, {"students", common[i].second}});
+
+  // The 8 most common reasons for lost points, most students first.
+  json most_common_failures() const {
+    std::vector<std::pair<std::string, int>> common(reasons.begin(), reasons.end());
+    std::stable_sort(common.begin(), common.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    json top = json::array();
+    for (size_t i = 0; i < common.size() && i < 8; ++i)
+      top.push_back({{"reason", common[i].first}, {"students", common[i].second}});
+    return top;
+  }
+};
+
+json check_list_json(const RunFacts& facts, const Rubric& rubric) {
   json check_list = json::array();
   for (const auto& c : facts.checks)
     check_list.push_back({{"id", c.id}, {"title", c.title}, {"hidden", rubric.hidden.count(c.id) > 0},
                           {"points", rubric.points_for(c.id)}});
-  // The speed rule in words, from any graded student (all share it); else the rubric's own.
-  std::string speed_rule;
+  return check_list;
+}
+
+// The speed rule in words, from any graded student (all share it); else none.
+std::string speed_rule(const std::vector<StudentResult>& results, const Rubric& rubric) {
   for (const auto& r : results)
-    if (const Score s = score(r, rubric); s.speed.status == "graded") {
-      speed_rule = s.speed.rule;
-      break;
-    }
+    if (const Score s = score(r, rubric); s.speed.status == "graded") return s.speed.rule;
+  return "";
+}
+
+}  // namespace
+
+nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rubric& rubric, const LabInfo& lab,
+                            const RunFacts& facts) {
+  ClassTally tally;
+  for (const auto& r : results) tally.add(r, score(r, rubric), facts);
   json ref = json::object();
   for (const auto& [gpu, ms] : facts.reference_ms) ref[gpu.empty() ? "cpu" : "gpu " + gpu] = ms;
   return {{"lab", lab.lab},
@@ -97,24 +126,24 @@ nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rub
           {"gpus", facts.gpus},
           {"generated_at", now_utc_iso8601()},
           {"students", results.size()},
-          {"passed", passed},
-          {"failed", results.size() - passed},
+          {"passed", tally.passed},
+          {"failed", results.size() - tally.passed},
           {"graded_this_run", facts.graded_now},
           {"resumed", facts.resumed},
-          {"average", results.empty() ? 0.0 : total / double(results.size())},
-          {"maximum", maximum},
-          {"verdicts", verdicts},
-          {"backends", backends},
-          {"most_common_failures", top},
-          {"failed_checks", failed_checks},
+          {"average", results.empty() ? 0.0 : tally.total / double(results.size())},
+          {"maximum", tally.maximum},
+          {"verdicts", tally.verdicts},
+          {"backends", tally.backends},
+          {"most_common_failures", tally.most_common_failures()},
+          {"failed_checks", tally.failed_checks},
           {"reference_ms", ref},
-          {"checks", check_list},
-          {"speed_rule", speed_rule},
+          {"checks", check_list_json(facts, rubric)},
+          {"speed_rule", speed_rule(results, rubric)},
           {"stub", facts.stub},
           {"seconds", facts.seconds},
           {"time_by_step", facts.time_by_step},
           {"ignored_entries", facts.ignored},
-          {"results", students}};
+          {"results", tally.students}};
 }
 
 std::string closing_summary(const nlohmann::json& s) {

@@ -191,13 +191,9 @@ double report_scale() {
   return scale;
 }
 
-void serve_timed_batch(int sock, const wire::Frame& f) {
-  wire::Reader r(f.payload);
-  const std::vector<wire::CallRequest> reps = wire::decode_batch(r);
-  SharedMemory shm(f.fd, reps.front().shm_bytes);
-  for (const auto& q : reps)
-    if (q.shm_bytes != reps.front().shm_bytes) throw wire::ProtocolError("a batch's repetitions share one memory");
-  wire::CallReply reply;
+// Makes every call's buffers (kept from the last batch where the shapes match) and flushes the
+// L2 after them; false, with the reason in `reply`, when they could not all be made.
+bool prepare_batch(const std::vector<wire::CallRequest>& reps, const SharedMemory& shm, wire::CallReply& reply) {
   bool prepared = false;
   guarded(reply, [&] {
     refuse_other_lab(reps.front());
@@ -216,7 +212,62 @@ void serve_timed_batch(int sock, const wire::Frame& f) {
     require(cudaDeviceSynchronize(), "preparing a timed batch");
     prepared = true;
   });
-  if (!prepared) {
+  return prepared;
+}
+
+// The lab's host function, once per call of the batch, between the two events: nothing else.
+// The launch record is started before, and errors are looked at after (a synchronize here would
+// be timed). Tells the checker when the stop event is reached, then puts the events' time (all R
+// calls) and the threads the lab's code left running into `reply`.
+void run_between_events(int sock, const std::vector<wire::CallRequest>& reps, const std::vector<EntryArgs>& args,
+                        unsigned threads_before, cudaEvent_t start, cudaEvent_t stop, wire::CallReply& reply) {
+  set_sync_after_launch(false);
+  cudaGetLastError();
+  launch_record_start();
+  require(cudaEventRecord(start), "recording the start event");
+  try {
+    as_lab_call([&] {
+      for (size_t i = 0; i < reps.size(); ++i) run_lab_host_code(reps[i], args[i], [&] { call_lab_entry(args[i]); });
+    });
+  } catch (...) {
+    launch_record_stop();
+    throw;
+  }
+  require(cudaEventRecord(stop), "recording the stop event");
+  launch_record_stop();
+  // Counted while the GPU still works through the batch: a thread the lab's code left running
+  // could launch after the stop event, and its work would count for nothing in either clock.
+  const unsigned threads_after = host_thread_count();
+  reply.threads_left = threads_after > threads_before ? threads_after - threads_before : 0;
+  require(cudaEventSynchronize(stop), "waiting for the stop event");
+  wire::send_frame(sock, wire::MessageType::RepStopped, "");  // the checker's clock stops here
+  as_lab_call([&] { finish_lab_call(entry_signature().function); });  // the lab's own errors, named as in the checks
+  float ms = 0;
+  require(cudaEventElapsedTime(&ms, start, stop), "reading the timing events");
+  reply.ms = double(ms) * report_scale();
+}
+
+// After "done": the outputs and guards of the calls the checker asks for (those it checks).
+void hand_back_checked(int sock, const std::vector<wire::CallRequest>& reps, const SharedMemory& shm) {
+  wire::Frame keep;
+  if (!wire::receive_frame(sock, keep, -1) || keep.type != wire::MessageType::Go || keep.payload.size() != reps.size())
+    throw wire::ProtocolError("expected what to hand back");
+  wire::CallReply copied;
+  guarded(copied, [&] {
+    for (size_t i = 0; i < reps.size(); ++i)
+      if (keep.payload[i]) g_sets[i]->write_back(reps[i], shm.p);  // only the calls the checker checks
+  });
+  send_reply(sock, wire::MessageType::CallReply, copied);
+}
+
+void serve_timed_batch(int sock, const wire::Frame& f) {
+  wire::Reader r(f.payload);
+  const std::vector<wire::CallRequest> reps = wire::decode_batch(r);
+  SharedMemory shm(f.fd, reps.front().shm_bytes);
+  for (const auto& q : reps)
+    if (q.shm_bytes != reps.front().shm_bytes) throw wire::ProtocolError("a batch's repetitions share one memory");
+  wire::CallReply reply;
+  if (!prepare_batch(reps, shm, reply)) {
     finish_reply(reply);
     send_reply(sock, wire::MessageType::RepDone, reply);
     return;
@@ -235,48 +286,14 @@ void serve_timed_batch(int sock, const wire::Frame& f) {
   wire::send_frame(sock, wire::MessageType::RepReady, "");
   wire::Frame go;
   if (!wire::receive_frame(sock, go, -1) || go.type != wire::MessageType::Go) throw wire::ProtocolError("expected go");
-  if (reply.outcome == wire::Outcome::Ok) guarded(reply, [&] {
-    // Nothing between the two events but the lab's own host function, R times: the launch
-    // record is started before, and errors are looked at after (a synchronize here would be timed).
-    set_sync_after_launch(false);
-    cudaGetLastError();
-    launch_record_start();
-    require(cudaEventRecord(start), "recording the start event");
-    try {
-      as_lab_call([&] {
-        for (size_t i = 0; i < reps.size(); ++i) run_lab_host_code(reps[i], args[i], [&] { call_lab_entry(args[i]); });
-      });
-    } catch (...) {
-      launch_record_stop();
-      throw;
-    }
-    require(cudaEventRecord(stop), "recording the stop event");
-    launch_record_stop();
-    // Counted while the GPU still works through the batch: a thread the lab's code left running
-    // could launch after the stop event, and its work would count for nothing in either clock.
-    const unsigned threads_after = host_thread_count();
-    reply.threads_left = threads_after > threads_before ? threads_after - threads_before : 0;
-    require(cudaEventSynchronize(stop), "waiting for the stop event");
-    wire::send_frame(sock, wire::MessageType::RepStopped, "");  // the checker's clock stops here
-    as_lab_call([&] { finish_lab_call(entry_signature().function); });  // the lab's own errors, named as in the checks
-    float ms = 0;
-    require(cudaEventElapsedTime(&ms, start, stop), "reading the timing events");
-    reply.ms = double(ms) * report_scale();
-  });
+  if (reply.outcome == wire::Outcome::Ok)
+    guarded(reply, [&] { run_between_events(sock, reps, args, threads_before, start, stop, reply); });
   finish_reply(reply);
   send_reply(sock, wire::MessageType::RepDone, reply);
   if (start) cudaEventDestroy(start);
   if (stop) cudaEventDestroy(stop);
   if (reply.outcome != wire::Outcome::Ok) return;
-  wire::Frame keep;
-  if (!wire::receive_frame(sock, keep, -1) || keep.type != wire::MessageType::Go || keep.payload.size() != reps.size())
-    throw wire::ProtocolError("expected what to hand back");
-  wire::CallReply copied;
-  guarded(copied, [&] {
-    for (size_t i = 0; i < reps.size(); ++i)
-      if (keep.payload[i]) g_sets[i]->write_back(reps[i], shm.p);  // only the calls the checker checks
-  });
-  send_reply(sock, wire::MessageType::CallReply, copied);
+  hand_back_checked(sock, reps, shm);
 }
 
 // The checking tool this runner runs under (make labN CHECK=...), for the report's header.

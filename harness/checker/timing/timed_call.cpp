@@ -44,99 +44,148 @@ std::string shared_timing_method() {
          "median of 5 batches' time per call, held to the checker's own clock";
 }
 
-StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
-                             const std::function<std::string(int rep, const LabCall&, const LabCallResult&)>& verify,
-                             const StudentTimingConfig& cfg) {
-  StudentTiming t;
-  std::mt19937_64 draw(std::random_device{}());  // which calls are checked: the runner cannot see it
-  int next_rep = 0;
+namespace {
 
-  // What one call takes, for how many fit in memory and how many get checked.
-  const LabCall first = make_call(0);
-  const uint64_t per_call_bytes = set_bytes(first);
-  uint64_t budget = cfg.memory_budget_bytes;
-  if (!budget) {
-    const uint64_t device = runner().hello().device.memory_bytes;
-    budget = device ? device / 2 : uint64_t(4) << 30;
-  }
-  const uint64_t checkable_calls = std::max<uint64_t>(cfg.verify_elements / input_elements(first), 1);
-  const int total_batches = cfg.batches + 2;  // about two warm-ups
-  const size_t others = size_t(std::max<int64_t>(1, int64_t(checkable_calls / uint64_t(total_batches)) - 2));
+using MakeCall = std::function<LabCall(int rep)>;
+using VerifyCall = std::function<std::string(int rep, const LabCall&, const LabCallResult&)>;
 
-  // One batch of `reps` calls; `all` checks every call. Returns false (t.problem set) when a
-  // call's output was wrong or the batch could not run.
-  auto run_batch = [&](int& reps, bool all, TimedBatch& out) -> bool {
-    for (int attempt = 0;; ++attempt) {
-      std::vector<LabCall> calls;
-      calls.reserve(size_t(reps));
-      for (int i = 0; i < reps; ++i) {
-        calls.push_back(make_call(next_rep + i));
-        calls.back().request().sync_after_launch = false;
-        calls.back().request().flush_l2 = cfg.flush_l2;
-      }
-      try {
-        out = run_timed_batch(calls, [&](size_t n) {
-          if (all) return std::vector<bool>(n, true);
-          return cfg.check_later_batches ? calls_to_check(n, others, draw) : std::vector<bool>(n, false);
-        });
-      } catch (const LabCallFailure& f) {
-        // The runner could not make every call's buffers: fewer calls, in a fresh runner.
-        if (f.kind == LabCallFailure::Kind::OutOfMemory && reps > 1 && attempt < 6) {
-          runner_discard();
-          reps = std::max(1, reps / 2);
-          continue;
-        }
-        runner_discard();  // a failed batch leaves the conversation mid-way: start afresh
-        t.problem = "timing stopped in the batch of calls " + std::to_string(next_rep + 1) + " to " +
-                    std::to_string(next_rep + reps) + ": " + f.what();
-        t.wrong_answer = f.kind != LabCallFailure::Kind::TimedOut;
-        return false;
-      }
-      for (int i = 0; i < reps; ++i) {
-        if (!out.results[size_t(i)]) continue;
-        if (std::string wrong = verify(next_rep + i, calls[size_t(i)], *out.results[size_t(i)]); !wrong.empty()) {
-          t.wrong_answer = true;
-          t.problem = wrong + " (timed call " + std::to_string(next_rep + i + 1) + ", with inputs of its own)";
-          return false;
-        }
-      }
-      next_rep += reps;
-      return true;
+// One timing of the lab's calls: warm-up batches until the batch size settles, then the timed
+// batches, each call's output checked where the draw says. A failure sets timing.problem.
+class BatchTimer {
+ public:
+  BatchTimer(const MakeCall& make_call, const VerifyCall& verify, const StudentTimingConfig& cfg)
+      : make_call_(make_call), verify_(verify), cfg_(cfg) {
+    // What one call takes, for how many fit in memory and how many get checked.
+    const LabCall first = make_call_(0);
+    per_call_bytes_ = set_bytes(first);
+    budget_ = cfg_.memory_budget_bytes;
+    if (!budget_) {
+      const uint64_t device = runner().hello().device.memory_bytes;
+      budget_ = device ? device / 2 : uint64_t(4) << 30;
     }
-  };
+    const uint64_t checkable_calls = std::max<uint64_t>(cfg_.verify_elements / input_elements(first), 1);
+    const int total_batches = cfg_.batches + 2;  // about two warm-ups
+    others_ = size_t(std::max<int64_t>(1, int64_t(checkable_calls / uint64_t(total_batches)) - 2));
+  }
 
-  // Warm-ups: a few calls, then batches of the size the clock asks for until it settles.
-  const uint64_t by_memory = std::max<uint64_t>(1, budget / std::max<uint64_t>(per_call_bytes, 1));
-  int reps = int(std::min<uint64_t>(uint64_t(std::max(1, cfg.warmups)), by_memory));
+  // The batch size the clock asks for once warm; 0 when a warm-up batch failed.
+  int warm_up();
+  // The timed batches of `reps` calls each; false when one failed or was refused.
+  bool time_batches(int reps, std::vector<BatchTime>& timed);
+  StudentTiming& timing() { return t_; }
+
+ private:
+  // One batch of `reps` calls (fewer, in a fresh runner, when they do not fit in its memory);
+  // `all` checks every call. False (t_.problem set) when the batch could not run or a call's
+  // output was wrong.
+  bool run_batch(int& reps, bool all, TimedBatch& out);
+  std::vector<LabCall> make_batch(int reps) const;
+  bool outputs_right(int reps, const std::vector<LabCall>& calls, const TimedBatch& out);
+
+  const MakeCall& make_call_;
+  const VerifyCall& verify_;
+  const StudentTimingConfig& cfg_;
+  StudentTiming t_;
+  std::mt19937_64 draw_{std::random_device{}()};  // which calls are checked: the runner cannot see it
+  int next_rep_ = 0;
+  uint64_t per_call_bytes_ = 0, budget_ = 0;
+  size_t others_ = 0;  // calls checked per batch besides the first and the last
+};
+
+std::vector<LabCall> BatchTimer::make_batch(int reps) const {
+  std::vector<LabCall> calls;
+  calls.reserve(size_t(reps));
+  for (int i = 0; i < reps; ++i) {
+    calls.push_back(make_call_(next_rep_ + i));
+    calls.back().request().sync_after_launch = false;
+    calls.back().request().flush_l2 = cfg_.flush_l2;
+  }
+  return calls;
+}
+
+bool BatchTimer::outputs_right(int reps, const std::vector<LabCall>& calls, const TimedBatch& out) {
+  for (int i = 0; i < reps; ++i) {
+    if (!out.results[size_t(i)]) continue;
+    if (std::string wrong = verify_(next_rep_ + i, calls[size_t(i)], *out.results[size_t(i)]); !wrong.empty()) {
+      t_.wrong_answer = true;
+      t_.problem = wrong + " (timed call " + std::to_string(next_rep_ + i + 1) + ", with inputs of its own)";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool BatchTimer::run_batch(int& reps, bool all, TimedBatch& out) {
+  for (int attempt = 0;; ++attempt) {
+    std::vector<LabCall> calls = make_batch(reps);
+    try {
+      out = run_timed_batch(calls, [&](size_t n) {
+        if (all) return std::vector<bool>(n, true);
+        return cfg_.check_later_batches ? calls_to_check(n, others_, draw_) : std::vector<bool>(n, false);
+      });
+    } catch (const LabCallFailure& f) {
+      // The runner could not make every call's buffers: fewer calls, in a fresh runner.
+      if (f.kind == LabCallFailure::Kind::OutOfMemory && reps > 1 && attempt < 6) {
+        runner_discard();
+        reps = std::max(1, reps / 2);
+        continue;
+      }
+      runner_discard();  // a failed batch leaves the conversation mid-way: start afresh
+      t_.problem = "timing stopped in the batch of calls " + std::to_string(next_rep_ + 1) + " to " +
+                   std::to_string(next_rep_ + reps) + ": " + f.what();
+      t_.wrong_answer = f.kind != LabCallFailure::Kind::TimedOut;
+      return false;
+    }
+    if (!outputs_right(reps, calls, out)) return false;
+    next_rep_ += reps;
+    return true;
+  }
+}
+
+int BatchTimer::warm_up() {
+  // A few calls, then batches of the size the clock asks for until it settles.
+  const uint64_t by_memory = std::max<uint64_t>(1, budget_ / std::max<uint64_t>(per_call_bytes_, 1));
+  int reps = int(std::min<uint64_t>(uint64_t(std::max(1, cfg_.warmups)), by_memory));
   TimedBatch b;
-  if (!run_batch(reps, true, b)) return t;
-  double est = clock_per_call_ms({reps, b.ms, b.wall_ms}, cfg.bound);
-  reps = batch_reps(est, per_call_bytes, budget, cfg.bound);
+  if (!run_batch(reps, true, b)) return 0;
+  double est = clock_per_call_ms({reps, b.ms, b.wall_ms}, cfg_.bound);
+  reps = batch_reps(est, per_call_bytes_, budget_, cfg_.bound);
   for (int warm = 0; warm < 3; ++warm) {
     int used = reps;
-    if (!run_batch(used, false, b)) return t;
-    est = clock_per_call_ms({used, b.ms, b.wall_ms}, cfg.bound);
-    reps = batch_reps(est, per_call_bytes, budget, cfg.bound);
-    if (std::abs(reps - used) <= std::max(1, used / 4)) {
-      reps = used;
-      break;
-    }
+    if (!run_batch(used, false, b)) return 0;
+    est = clock_per_call_ms({used, b.ms, b.wall_ms}, cfg_.bound);
+    reps = batch_reps(est, per_call_bytes_, budget_, cfg_.bound);
+    if (std::abs(reps - used) <= std::max(1, used / 4)) return used;
   }
+  return reps;
+}
 
-  std::vector<BatchTime> timed;
-  for (int k = 0; k < cfg.batches; ++k) {
-    if (!run_batch(reps, false, b)) return t;
+bool BatchTimer::time_batches(int reps, std::vector<BatchTime>& timed) {
+  TimedBatch b;
+  for (int k = 0; k < cfg_.batches; ++k) {
+    if (!run_batch(reps, false, b)) return false;
     if (b.threads_left > 0) {
-      t.problem = "time refused: your code left " + std::to_string(b.threads_left) +
-                  " host thread(s) running after it returned; work they do after the timing's stop event would count "
-                  "in neither clock";
-      return t;
+      t_.problem = "time refused: your code left " + std::to_string(b.threads_left) +
+                   " host thread(s) running after it returned; work they do after the timing's stop event would count "
+                   "in neither clock";
+      return false;
     }
     timed.push_back({reps, b.ms, b.wall_ms});
-    t.all_ms.push_back(reps > 0 ? b.ms / reps : 0);
+    t_.all_ms.push_back(reps > 0 ? b.ms / reps : 0);
   }
-  t.reps = reps;
-  t.batches = int(timed.size());
+  t_.reps = reps;
+  t_.batches = int(timed.size());
+  return true;
+}
+
+}  // namespace
+
+StudentTiming time_lab_calls(const MakeCall& make_call, const VerifyCall& verify, const StudentTimingConfig& cfg) {
+  BatchTimer timer(make_call, verify, cfg);
+  StudentTiming& t = timer.timing();
+  std::vector<BatchTime> timed;
+  const int reps = timer.warm_up();
+  if (reps == 0 || !timer.time_batches(reps, timed)) return t;
   const BoundVerdict v = judge_batches(timed, cfg.bound);
   t.median_ms = v.per_call_ms;
   t.wall_median_ms = v.clock_per_call_ms;
