@@ -15,8 +15,6 @@
 #include "runner_session.h"
 #include "runner_words.h"
 #include "checker/judging/diagnose.h"
-#include "wire/fill.h"
-#include "wire/parallel.h"
 
 namespace cudalab {
 namespace {
@@ -415,54 +413,16 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
   return out;
 }
 
-// ---- Inputs as the runner makes them --------------------------------------------------------
-wire::Fill uniform_fill(uint64_t seed, uint64_t stream, float lo, float hi) {
-  wire::Fill f;
-  f.kind = wire::FillKind::Random;
-  f.seed = seed;
-  f.stream = stream;
-  f.lo = lo;
-  f.hi = hi;
-  return f;
-}
-
-std::vector<float> make_input_f32(size_t count, const wire::Fill& fill) {
-  std::vector<float> v(count);
-  const uint64_t key = wire::fill_key(fill);
-  parallel_for(count, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) v[i] = wire::random_value(fill, key, i, count);
-  });
-  return v;
-}
-
-std::vector<uint8_t> make_input_u8(size_t count, const wire::Fill& fill) {
-  std::vector<uint8_t> v(count);
-  const uint64_t key = wire::fill_key(fill);
-  parallel_for(count, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) v[i] = uint8_t(wire::random_integer(fill, key, i, count, 255));
-  });
-  return v;
-}
-
-std::vector<uint32_t> make_input_u32(size_t count, const wire::Fill& fill) {
-  std::vector<uint32_t> v(count);
-  const uint64_t key = wire::fill_key(fill);
-  parallel_for(count, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) v[i] = wire::random_integer(fill, key, i, count, 0xFFFFFFFFu);
-  });
-  return v;
-}
-
 // ---- Guard verdicts -------------------------------------------------------------------------
-void add_guard_verdict(CheckResult& r, const LabCall& call, const LabCallResult& res, size_t buffer,
-                       const std::string& described_as) {
-  const auto& b = call.request().buffers.at(buffer);
-  const GuardState& g = res.guards.at(buffer);
-  add_canary_verdict(r, described_as.empty() ? b.name : described_as, size_t(b.count), g.overwritten, g.first);
-}
-
-void add_guard_verdicts(CheckResult& r, const LabCall& call, const LabCallResult& res) {
-  for (size_t i = 0; i < res.guards.size(); ++i) add_guard_verdict(r, call, res, i, "");
+void add_guards_and_notes(CheckResult& r, const LabCall& call, const LabCallResult& res,
+                          std::initializer_list<Guarded> order) {
+  for (const Guarded& g : order) {
+    const auto& b = call.request().buffers.at(g.buffer);
+    const GuardState& state = res.guards.at(g.buffer);
+    add_canary_verdict(r, g.described_as.empty() ? b.name : g.described_as, size_t(b.count), state.overwritten,
+                       state.first);
+  }
+  for (const auto& note : res.notes) r.notes.push_back(note);
 }
 
 }  // namespace cudalab

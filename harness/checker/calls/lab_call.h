@@ -12,18 +12,20 @@
 //   call.scalar(kN, int64_t(n));
 //   LabCallResult res = call.run();          // throws LabCallFailure when it could not finish
 //   float got = res.floats(total)[0];
-//   add_guard_verdicts(r, call, res);          // "wrote past the end of d_sum", ...
+//   add_guards_and_notes(r, call, res, {{total}, {scratch}, {kIn}});  // "wrote past the end of d_sum", ...
 //
 // The runner unpacks the buffers and scalars by the same call.h (labs/labN/runner_entry.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "checker/core/suite.h"
+#include "wire/fill.h"
 #include "wire/lab_signature.h"
 #include "wire/protocol.h"
 
@@ -130,17 +132,24 @@ struct TimedBatch {
 };
 TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check);
 
-// The values a Random fill gives, as the runner makes them.
-std::vector<float> make_input_f32(size_t count, const wire::Fill& fill);
-std::vector<uint8_t> make_input_u8(size_t count, const wire::Fill& fill);
-std::vector<uint32_t> make_input_u32(size_t count, const wire::Fill& fill);
+// The values a Random fill gives, as the runner makes them (wire::fill_host).
+template <class T>
+std::vector<T> make_input(size_t count, const wire::Fill& fill) {
+  std::vector<T> v(count);
+  wire::fill_host(v.data(), fill, count);
+  return v;
+}
 
-// A fill with the checker's conventions: uniform in [lo, hi) on `stream`.
-wire::Fill uniform_fill(uint64_t seed, uint64_t stream, float lo, float hi);
-
-// "wrote past the end of <name>" verdicts for every buffer whose guards changed.
-void add_guard_verdicts(CheckResult& r, const LabCall& call, const LabCallResult& res);
-void add_guard_verdict(CheckResult& r, const LabCall& call, const LabCallResult& res, size_t buffer,
-                       const std::string& described_as);
+// A buffer whose guard words a check judges, named in the report by `described_as` where the
+// buffer's own name would not say enough ("d_scratch (scratch_elements(n) = 1,025 floats)").
+struct Guarded {
+  size_t buffer;
+  std::string described_as = "";
+};
+// The end of every check's judgement: "wrote past the end of <name>" for each buffer in `order`
+// whose guards changed (the outputs first: an overrun of an output is the likelier bug), then
+// what the runner noticed (the CPU backend's notes).
+void add_guards_and_notes(CheckResult& r, const LabCall& call, const LabCallResult& res,
+                          std::initializer_list<Guarded> order);
 
 }  // namespace cudalab

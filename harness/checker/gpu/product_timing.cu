@@ -85,7 +85,7 @@ TimingReport product_timing(const TimingRequest& req, const wire::LabSignature& 
   // The student's product, in the kernel runner: every repetition on matrices of its own, and
   // checked on 64 elements of C chosen after it ran (a dot product of length K each).
   auto fill_of = [&](int rep, uint64_t stream) {
-    return uniform_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str()), stream, -1.0f, 1.0f);
+    return wire::uniform_fill(timed_call_seed(req.seed, rep), stream, -1.0f, 1.0f);
   };
   size_t c_index = 0;
   std::mt19937_64 pick(req.seed);

@@ -66,8 +66,8 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
   const std::vector<float> b = matrix_input(K, N, seed, /*stream=*/2, -1.0f, 1.0f);
 
   LabCall call(lab.call);
-  call.random_input(kProductA, M * K, uniform_fill(seed, 1, -1.0f, 1.0f));
-  call.random_input(kProductB, K * N, uniform_fill(seed, 2, -1.0f, 1.0f));
+  call.random_input(kProductA, M * K, wire::uniform_fill(seed, 1, -1.0f, 1.0f));
+  call.random_input(kProductB, K * N, wire::uniform_fill(seed, 2, -1.0f, 1.0f));
   const size_t dC = call.output(kProductC, M * N);
   call.scalar(kProductM, int64_t(M));
   call.scalar(kProductN, int64_t(N));
@@ -130,8 +130,7 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
           "(row * N + col wraps around), so it can spoil good elements: fix the store's test first");
   }
 
-  add_guard_verdicts(r, call, res);
-  for (const auto& note : res.notes) r.notes.push_back(note);
+  add_guards_and_notes(r, call, res, {{kProductA}, {kProductB}, {kProductC}});
   return r;
 }
 
@@ -145,6 +144,12 @@ std::string reject_product_shape(const ProductLab& lab, const Shape& s) {
     return "M at most " + with_commas(max_m) + ": the grid has one block row per " + std::to_string(lab.tile) +
            " rows of C, and gridDim.y is at most 65,535";
   return "";
+}
+
+LabSuite product_suite(const ProductLab& lab, std::string title, std::vector<CheckCase> cases,
+                       std::function<CheckResult(const CheckCase&, uint64_t seed)> run) {
+  return LabSuite{lab.call.lab, std::move(title), "MxNxK", 3, std::move(cases), std::move(run),
+                  [lab](const Shape& s) { return reject_product_shape(lab, s); }};
 }
 
 }  // namespace cudalab

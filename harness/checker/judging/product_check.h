@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "checker/core/suite.h"
 #include "wire/lab_signature.h"
@@ -40,6 +41,11 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
 
 // "" when a --size can run under the lab's contract, otherwise why not.
 std::string reject_product_shape(const ProductLab& lab, const Shape& s);
+
+// A product lab's suite: `cases` run by `run` (run_product_check, or a wrapper that adds the lab's
+// own hints), sized M x N x K within the lab's contract.
+LabSuite product_suite(const ProductLab& lab, std::string title, std::vector<CheckCase> cases,
+                       std::function<CheckResult(const CheckCase&, uint64_t seed)> run);
 
 // A product case's shape: {M, N, K}.
 inline Shape mnk(size_t M, size_t N, size_t K) { return Shape{{M, N, K}}; }

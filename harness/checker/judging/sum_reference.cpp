@@ -24,11 +24,7 @@ wire::Fill sum_fill(uint64_t seed) {
 
 std::vector<float> sum_input(size_t n, uint64_t seed) {
   std::vector<float> v(n);
-  const wire::Fill f = sum_fill(seed);
-  const uint64_t key = wire::fill_key(f);
-  parallel_for(n, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) v[i] = wire::random_value(f, key, i, n);
-  });
+  wire::fill_host(v.data(), sum_fill(seed), n);
   return v;
 }
 

@@ -24,6 +24,7 @@
 
 #include "timing_bound.h"
 #include "timing_report.h"
+#include "wire/random.h"
 #include "checker/calls/lab_call.h"
 
 namespace cudalab {
@@ -53,6 +54,12 @@ struct StudentTiming {
   // "5 batches of 155 calls": what this timing's batches were (shared_timing_method() says the rest).
   std::string method() const;
 };
+
+// The seed of timed call `rep`'s inputs: every call has inputs of its own, so no call's answer
+// can be another's.
+inline uint64_t timed_call_seed(uint64_t seed, int rep) {
+  return derive_seed(seed, ("timing " + std::to_string(rep)).c_str());
+}
 
 // make_call(rep) builds call rep (warm-ups included; rep counts from 0 over the whole timing);
 // verify(rep, call, result) returns "" when its output is right, else what is wrong. Runs in

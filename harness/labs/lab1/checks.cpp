@@ -131,9 +131,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
       block_sum_layout());
   if (r.status == Status::Fail) explain_wrong_sums(r, n, seed, s.got);
 
-  add_guard_verdict(r, s.call, s.res, s.sums, "");
-  add_guard_verdict(r, s.call, s.res, s.data, "");
-  for (const auto& note : s.res.notes) r.notes.push_back(note);
+  add_guards_and_notes(r, s.call, s.res, {{s.sums}, {s.data}});
 
   // The host adds these sums up; with every block sum right, so is their total.
   if (r.status == Status::Pass)

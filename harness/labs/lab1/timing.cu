@@ -26,7 +26,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   const size_t bytes = n * sizeof(float), blocks = lab1::num_blocks(n);
   SumTimingReport t(n);
 
-  auto fill_of = [&](int rep) { return sum_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str())); };
+  auto fill_of = [&](int rep) { return sum_fill(timed_call_seed(req.seed, rep)); };
   size_t sums = 0;
   std::mt19937_64 pick(req.seed);  // which blocks each repetition is checked on, chosen after it ran
   const StudentTiming student = time_lab_calls(

@@ -139,10 +139,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   if (r.status == Status::Fail) add_tree_width_note(r, res.launches);
 
   // Writing past the end of either output is a failure even when the values are right.
-  add_guard_verdict(r, call, res, sums, "");
-  add_guard_verdict(r, call, res, total, "");
-  add_guard_verdict(r, call, res, in, "");
-  for (const auto& note : res.notes) r.notes.push_back(note);
+  add_guards_and_notes(r, call, res, {{sums}, {total}, {in}});
   return r;
 }
 

@@ -28,7 +28,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   const size_t n = calls * slice;
   SumTimingReport t(n, ", your code as " + with_commas(calls) + " calls of " + with_commas(slice));
 
-  auto fill_of = [&](int rep) { return sum_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str())); };
+  auto fill_of = [&](int rep) { return sum_fill(timed_call_seed(req.seed, rep)); };
   size_t total = 0;
   const StudentTiming student = time_lab_calls(
       [&](int rep) {

@@ -123,10 +123,9 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   }
   add_level_hints(r, got, n, res.launches, res.launches_total);
 
-  add_guard_verdict(r, call, res, total, "");
-  add_guard_verdict(r, call, res, scratch, "d_scratch (scratch_elements(n) = " + with_commas(scratch_n) + " floats)");
-  add_guard_verdict(r, call, res, 0, "");
-  for (const auto& note : res.notes) r.notes.push_back(note);
+  add_guards_and_notes(r, call, res,
+                       {{total}, {scratch, "d_scratch (scratch_elements(n) = " + with_commas(scratch_n) + " floats)"},
+                        {lab3_call::kIn}});
   return r;
 }
 

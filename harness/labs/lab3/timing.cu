@@ -19,7 +19,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MB: five times the H100's L2
   SumTimingReport t(n);
 
-  auto fill_of = [&](int rep) { return sum_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str())); };
+  auto fill_of = [&](int rep) { return sum_fill(timed_call_seed(req.seed, rep)); };
   size_t total = 0;
   const StudentTiming student = time_lab_calls(
       [&](int rep) {

@@ -66,7 +66,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   const std::vector<float> input = matrix_input(rows, cols, seed, /*stream=*/1, 1.0f, 2.0f);
 
   LabCall call(lab4_call::kCall);
-  call.random_input(lab4_call::kIn, n, uniform_fill(seed, 1, 1.0f, 2.0f));
+  call.random_input(lab4_call::kIn, n, wire::uniform_fill(seed, 1, 1.0f, 2.0f));
   const size_t out = call.output(lab4_call::kOut, n);
   call.scalar(lab4_call::kRows, int64_t(rows));
   call.scalar(lab4_call::kCols, int64_t(cols));
@@ -114,9 +114,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
           "or the output's, which are swapped)");
   }
 
-  add_guard_verdict(r, call, res, out, "");
-  add_guard_verdict(r, call, res, 0, "");
-  for (const auto& note : res.notes) r.notes.push_back(note);
+  add_guards_and_notes(r, call, res, {{out}, {lab4_call::kIn}});
   return r;
 }
 

@@ -55,15 +55,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) { return run_product_check(kL
 }  // namespace
 
 const LabSuite& lab_suite() {
-  static const LabSuite suite{
-      5,
-      "the bounds-checked tiled matrix product",
-      "MxNxK",
-      3,
-      cases(),
-      run,
-      [](const Shape& s) { return reject_product_shape(kLab, s); },
-  };
+  static const LabSuite suite = product_suite(kLab, "the bounds-checked tiled matrix product", cases(), run);
   return suite;
 }
 

@@ -65,7 +65,7 @@ std::vector<CheckCase> cases() {
 
 // The fill of each random kind (protocol.h: byte = floor(lo + (hi - lo) * u^power)).
 wire::Fill byte_fill(Bytes kind, uint64_t seed) {
-  wire::Fill f = uniform_fill(seed, /*stream=*/6, 0.0f, 256.0f);
+  wire::Fill f = wire::uniform_fill(seed, /*stream=*/6, 0.0f, 256.0f);
   if (kind == Bytes::Equal) f.lo = f.hi = 173.0f;  // one value, chosen to be no bin's index by accident
   if (kind == Bytes::Hot) f.power = 8;
   return f;
@@ -261,9 +261,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
       !uncleared_confirmed(kind, n, seed, expected, got))
     r = compare_histogram(expected, got, n, /*partial_clear=*/false);
   if (c.id == "past_2_31") name_narrow_index(r);
-  add_guard_verdict(r, h.call, res, h.hist, "d_hist (256 counters)");
-  add_guard_verdict(r, h.call, res, 0, "");
-  for (const auto& note : res.notes) r.notes.push_back(note);
+  add_guards_and_notes(r, h.call, res, {{h.hist, "d_hist (256 counters)"}, {lab6_call::kIn}});
   return r;
 }
 

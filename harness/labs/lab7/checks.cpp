@@ -76,7 +76,7 @@ std::vector<CheckCase> cases() {
 // The input of a lab 7 check or timed repetition: uniform values of the given signs, the last
 // one scaled by 2^24.
 wire::Fill lab7_fill(uint64_t seed, int signs) {
-  wire::Fill f = uniform_fill(seed, /*stream=*/7, 0.5f, 1.5f);
+  wire::Fill f = wire::uniform_fill(seed, /*stream=*/7, 0.5f, 1.5f);
   if (signs == int(Signs::Negative)) f.lo = -1.5f, f.hi = -0.5f;
   if (signs == int(Signs::Mixed)) f.lo = -1.0f, f.hi = 1.0f;
   f.last_scale = 16777216.0f;
@@ -111,7 +111,7 @@ CheckResult check_atomic_sum(size_t n, const wire::Fill& fill, float got, const 
   // the smaller one, so its verdict is a failure too. The prefix sums that explain a wrong
   // sum take n doubles: only up to 2^27.
   const std::vector<double> prefix =
-      n <= (size_t(1) << 27) ? prefix_sums(make_input_f32(n, fill)) : std::vector<double>{};
+      n <= (size_t(1) << 27) ? prefix_sums(make_input<float>(n, fill)) : std::vector<double>{};
   r = check_sum(exact.sum, exact.abs_sum, got, n, prefix.empty() ? nullptr : &prefix);
   r.status = Status::Fail;
   r.tolerance = tol;
@@ -197,9 +197,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   CheckResult r = check_atomic_sum(n, fill, got, res.launches);
   if (r.status == Status::Fail && std::isnan(got))
     explain_nan_sum(r, n, fill, sum_reference(n, fill).sum, r.tolerance);
-  add_guard_verdict(r, call, res, total, "");
-  add_guard_verdict(r, call, res, 0, "");
-  for (const auto& note : res.notes) r.notes.push_back(note);
+  add_guards_and_notes(r, call, res, {{total}, {lab7_call::kIn}});
   return r;
 }
 

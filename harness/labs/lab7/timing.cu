@@ -22,7 +22,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MiB: five times the H100's L2
   SumTimingReport t(n);
 
-  auto fill_of = [&](int rep) { return lab7_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str()), 0); };
+  auto fill_of = [&](int rep) { return lab7_fill(timed_call_seed(req.seed, rep), 0); };
   const StudentTiming st = time_lab_calls(
       [&](int rep) {
         LabCall call(lab7_call::kCall);
@@ -39,7 +39,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   if (!t.add_student(st, "your grid-stride atomic sum")) return t.report;
 
   // The comparisons every sum lab makes: one CPU core, the naive kernel, CUB.
-  t.add_comparisons(7, req, fill_of, [&] { return make_input_f32(n, lab7_fill(req.seed, 0)); });
+  t.add_comparisons(7, req, fill_of, [&] { return make_input<float>(n, lab7_fill(req.seed, 0)); });
   return t.report;
 }
 

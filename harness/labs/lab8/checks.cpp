@@ -154,7 +154,7 @@ void test_loose_order(CheckResult& r, const CheckCase& c, const std::vector<floa
 }  // namespace
 
 // The random values of lab 8's checks and timing: uniform in [lo, hi).
-wire::Fill lab8_fill(uint64_t seed, float lo, float hi) { return uniform_fill(seed, /*stream=*/8, lo, hi); }
+wire::Fill lab8_fill(uint64_t seed, float lo, float hi) { return wire::uniform_fill(seed, /*stream=*/8, lo, hi); }
 
 namespace {
 
@@ -171,7 +171,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
     const wire::Fill fill = spec.values == Values::Uniform ? lab8_fill(seed, -1000.0f, 1000.0f)
                                                            : lab8_fill(seed, -1000.0f, -1.0f);
     call.random_input(lab8_call::kValues, n, fill);
-    values = make_input_f32(n, fill);
+    values = make_input<float>(n, fill);
   } else {
     values = written_values(spec.values, n, seed);
     call.data_input(lab8_call::kValues, values);
@@ -190,12 +190,12 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   CheckResult r = judge_top_k(values, top_k_reference(values, size_t(k)), got_v, got_i);
   test_loose_order(r, c, values, size_t(k), got_v, got_i);
   const std::string scratch_size = " (scratch_elements(n, k) = " + with_commas(scratch_n) + ")";
-  add_guard_verdict(r, call, res, top_values, "d_top_values (k = " + std::to_string(k) + ")");
-  add_guard_verdict(r, call, res, top_indices, "d_top_indices (k = " + std::to_string(k) + ")");
-  add_guard_verdict(r, call, res, scratch_values, "d_scratch_values" + scratch_size);
-  add_guard_verdict(r, call, res, scratch_indices, "d_scratch_indices" + scratch_size);
-  add_guard_verdict(r, call, res, 0, "");
-  for (const auto& note : res.notes) r.notes.push_back(note);
+  add_guards_and_notes(r, call, res,
+                       {{top_values, "d_top_values (k = " + std::to_string(k) + ")"},
+                        {top_indices, "d_top_indices (k = " + std::to_string(k) + ")"},
+                        {scratch_values, "d_scratch_values" + scratch_size},
+                        {scratch_indices, "d_scratch_indices" + scratch_size},
+                        {lab8_call::kValues}});
   return r;
 }
 

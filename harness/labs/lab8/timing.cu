@@ -37,7 +37,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   };
 
   auto fill_of = [&](int rep) {
-    return lab8_fill(derive_seed(req.seed, ("timing " + std::to_string(rep)).c_str()), -1000.0f, 1000.0f);
+    return lab8_fill(timed_call_seed(req.seed, rep), -1000.0f, 1000.0f);
   };
   const size_t scratch_n = lab8::scratch_elements(n, k);
   const MakeCall make_call = [&](int rep) {
@@ -52,7 +52,7 @@ TimingReport lab_timing(const TimingRequest& req) {
     return call;
   };
   const VerifyCall verify = [&](int rep, const LabCall&, const LabCallResult& res) -> std::string {
-    const std::vector<float> values = make_input_f32(n, fill_of(rep));
+    const std::vector<float> values = make_input<float>(n, fill_of(rep));
     const CheckResult r = judge_top_k(values, top_k_reference(values, size_t(k)), res.floats(3), res.i32s(4));
     return r.status == Status::Pass ? "" : r.message;
   };
@@ -67,7 +67,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   add("your top-k, all levels", "student", st.median_ms, st.method());
 
   if (!req.graded_rows_only) {  // the grader's speed points need the naive row alone
-    const std::vector<float> input = make_input_f32(n, lab8_fill(req.seed, -1000.0f, 1000.0f));
+    const std::vector<float> input = make_input<float>(n, lab8_fill(req.seed, -1000.0f, 1000.0f));
     const Timing cpu = time_host([&] {
       volatile int first = top_k_serial(input, size_t(k))[0].index;
       (void)first;

@@ -85,15 +85,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
 }  // namespace
 
 const LabSuite& lab_suite() {
-  static const LabSuite suite{
-      9,
-      "SGEMM: register blocking toward cuBLAS",
-      "MxNxK",
-      3,
-      cases(),
-      run,
-      [](const Shape& s) { return reject_product_shape(kLab, s); },
-  };
+  static const LabSuite suite = product_suite(kLab, "SGEMM: register blocking toward cuBLAS", cases(), run);
   return suite;
 }
 
