@@ -140,6 +140,16 @@ cuda-lab-runner: $$(call cuda_entry_obj,$$(LAB)) $(CUDA_RUN_LIB) | $(CONTRACT_TO
 	$(Q)$(NVCC) $(NVCC_BASE) $(OUT).o $^ $(CUDA_RUN_LINK) -o $(OUT)
 cuda-lab-checker: $(CUDA_OUT)/check/lab$(LAB)
 
+# A runner that lies about its time, for tests/gpu/timing_bound.sh only: lab N's reference
+# solution with tests/gpu/lying_events.cpp in front of the runtime's cudaEventElapsedTime. The
+# production runner has no way to be told to lie; this one is a test's own link.
+$(CUDA_OUT)/tests/lying_events.o: tests/gpu/lying_events.cpp
+	@mkdir -p $(@D)
+	$(SAY) "build tests/gpu/lying_events.cpp"
+	$(Q)$(HOST_CXX_BASE) -c $< -o $@
+$(CUDA_OUT)/tests/lab%-lying-runner: $(CUDA_OUT)/tests/lying_events.o $(CUDA_OUT)/solutions/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
+	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
+
 # Compile everything of the kit as shipped (CI does this with no GPU); your own labs/ are
 # make labN's business.
 cuda-build-all: $(foreach n,$(LABS),$(CUDA_OUT)/check/lab$(n) $(CUDA_OUT)/solutions/lab$(n)-runner) \

@@ -180,17 +180,6 @@ void serve_call(int sock, const wire::Frame& f) {
 // clock bounds the lab's time tightly (checker/timing/timing_bound.h).
 std::vector<std::unique_ptr<DeviceBuffers>>& g_sets = *new std::vector<std::unique_ptr<DeviceBuffers>>;
 
-// For tests of that bound only: report the events' time times this factor (a runner that lies;
-// the checker must refuse a time below its clock's). The grader's jail never passes it on.
-double report_scale() {
-  static const double scale = [] {
-    const char* v = std::getenv("CUDALAB_TEST_REPORT_SCALE");
-    const double x = v ? std::atof(v) : 1.0;
-    return x > 0 ? x : 1.0;
-  }();
-  return scale;
-}
-
 // Makes every call's buffers (kept from the last batch where the shapes match) and flushes the
 // L2 after them; false, with the reason in `reply`, when they could not all be made.
 bool prepare_batch(const std::vector<wire::CallRequest>& reps, const SharedMemory& shm, wire::CallReply& reply) {
@@ -244,7 +233,7 @@ void run_between_events(int sock, const std::vector<wire::CallRequest>& reps, co
   as_lab_call([&] { finish_lab_call(entry_signature().function); });  // the lab's own errors, named as in the checks
   float ms = 0;
   require(cudaEventElapsedTime(&ms, start, stop), "reading the timing events");
-  reply.ms = double(ms) * report_scale();
+  reply.ms = double(ms);
 }
 
 // After "done": the outputs and guards of the calls the checker asks for (those it checks).

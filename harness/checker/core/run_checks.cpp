@@ -305,9 +305,10 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
 }
 
 // CHECK=race/asan: the sanitizer's reports during this check, a line per distinct finding; a
-// finding already shown under an earlier check points back to it.
-void add_sanitizer_findings(const std::string& dir, const std::string& check_id, CheckResult& r) {
-  static std::map<std::string, std::string> first_check;  // finding key -> check it was first shown under
+// finding already shown under an earlier check of this run (`first_check`: finding key -> the
+// check it was first shown under) points back to it.
+void add_sanitizer_findings(const std::string& dir, const std::string& check_id, CheckResult& r,
+                            std::map<std::string, std::string>& first_check) {
   for (const auto& f : take_sanitizer_reports(dir)) {
     const std::string count = f.reports > 1 ? " (" + std::to_string(f.reports) + " reports like it)" : "";
     auto [it, fresh] = first_check.emplace(f.key, check_id);
@@ -449,6 +450,7 @@ bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<Chec
                TerminalReport& out) {
   bool context_lost = false;
   std::string last_error, last_error_check;  // one message per cause (below)
+  std::map<std::string, std::string> findings_shown;  // the sanitizer's, by key: the check each was first shown under
   // Fail fast, for a student at a terminal: once a check has failed, the expensive ones are
   // left out (--all runs them). Anything reading a pipe or a file (the grader, the tests)
   // gets every check.
@@ -484,7 +486,7 @@ bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<Chec
       r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks) : run_one(suite, c, rec.seed, context_lost);
       point_back_to_same_error(c.id, r, last_error, last_error_check);
       // The sanitizer's reports are files the runner's process wrote: its words.
-      if (!opt.sanitizer_log.empty() && runner_words_allowed()) add_sanitizer_findings(opt.sanitizer_log, c.id, r);
+      if (!opt.sanitizer_log.empty() && runner_words_allowed()) add_sanitizer_findings(opt.sanitizer_log, c.id, r, findings_shown);
     }
     rec.checks.push_back({c, r});
     in_place[index] = rec.checks.back();
