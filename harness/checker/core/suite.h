@@ -1,5 +1,5 @@
 // What a lab's check suite is: a table of cases (data) and one function that runs a case.
-// Each harness/suites/labN_checks.cpp defines lab_suite(); the runner does the rest.
+// Each harness/labs/labN/checks.cpp defines lab_suite(); run_checks.cpp does the rest.
 #pragma once
 #include <cstddef>
 #include <cstdint>
