@@ -1,5 +1,5 @@
 # The CPU backend (issue 3): the unchanged lab files, rewritten for g++ and run on the
-# fiber emulator in harness/cpu. Needs only g++, perl and Boost.Context.
+# fiber emulator in harness/runner/emulator. Needs only g++, perl and Boost.Context.
 #
 #   build/cpu/check/labN                               the checker (plain C++: no CUDA, no lab file)
 #   build/cpu/labs/labN-runner, solutions/labN-runner  kernel runners (CHECK= picks the variant)
@@ -10,7 +10,7 @@
 #
 # CHECK= takes the same names as on a GPU (Makefile), each mapped to a build of the runner:
 #   memcheck (asan)   AddressSanitizer + UBSan bounds checks (fibers annotated)
-#   racecheck (race)  the emulator's race detector (harness/cpu/race.h): lab code compiled with
+#   racecheck (race)  the emulator's race detector (harness/runner/emulator/race.h): lab code compiled with
 #                     -fsanitize=thread's hooks, which race.cpp defines itself (no libtsan)
 #   synccheck         the default build: its barrier and warp checks are always on
 #   initcheck         the memcheck build (AddressSanitizer does not see reads of memory never
@@ -35,14 +35,17 @@ endif
 CPU_VARIANT_DIR = $(if $(filter asan,$(1)),$(CPU_OUT)/asan,$(if $(filter race,$(1)),$(CPU_OUT)/race,$(CPU_OUT)))
 CPU_VARIANT := $(call CPU_VARIANT_DIR,$(CPU_CHECK))
 # CHECK=asan: the sanitizer writes its reports to files, and the checker shows them digested
-# under each check (harness/check/sanitizer_digest.h); every report stays in
+# under each check (harness/checker/calls/sanitizer_digest.h); every report stays in
 # build/cpu/asan/reports/all-reports.txt. (CHECK=race's reports are the emulator's notes.)
 ifneq ($(and $(filter cpu,$(BACKEND)),$(filter asan,$(CPU_CHECK))),)
   override ARGS += --sanitizer-log $(CPU_VARIANT)/reports
 endif
 
-CPU_RUN_INCLUDES := -Iharness/cpu/include -Iharness/include -Iharness/run -Iharness/common
-CPU_CHECK_INCLUDES := -Iharness/check -Iharness/common -Iharness/include -DCUDALAB_CONTRACT_ONLY
+# Lab code sees the emulator's CUDA headers and the lab headers only; the harness's own code
+# names what it includes from harness/ (runner/..., wire/...), which tests/architecture checks.
+CPU_LAB_INCLUDES := -Iharness/runner/emulator/include -Iharness/include
+CPU_RUN_INCLUDES := $(CPU_LAB_INCLUDES) -Iharness
+CPU_CHECK_INCLUDES := -Iharness -Iharness/include -DCUDALAB_CONTRACT_ONLY
 CPU_COMMON := -std=c++20 -pthread -Wall -Wextra -Wno-restrict -Wno-unused-parameter -Wno-sign-compare -Wno-unknown-pragmas -DCUDALAB_BACKEND_CPU=1 -MMD -MP
 # Per variant: flags for harness code, for lab code, for the emulator itself, link flags.
 CPU_CODE_plain := -O2 -g
@@ -69,11 +72,13 @@ cpu_boost_local = $(shell [ -f $(CPU_BOOST_LOCAL)/lib/libboost_context.a ] && ec
 CPU_BOOST_INCLUDE = $(if $(cpu_boost_local),-isystem $(CPU_BOOST_LOCAL)/include)
 CPU_LIBS = $(if $(cpu_boost_local),$(CPU_BOOST_LOCAL)/lib/libboost_context.a,-lboost_context) -lbacktrace -pthread
 
-# The kernel runner (harness/run + harness/common + the emulator) in each variant; the checker
-# (harness/check + harness/common) is plain C++, never a lab file, never a sanitizer.
-CPU_RUN_SRCS := $(filter-out harness/run/lab%_entry.cpp harness/run/%_gpu.cpp,$(wildcard harness/run/*.cpp)) $(wildcard harness/common/*.cpp)
-CPU_CHECK_SRCS := $(filter-out harness/check/main.cpp,$(wildcard harness/check/*.cpp)) $(wildcard harness/common/protocol.cpp harness/common/random.cpp)
-CPU_EMU_SRCS := $(wildcard harness/cpu/*.cpp)
+# The kernel runner (harness/runner + harness/wire + the emulator) in each variant; the checker
+# (harness/checker + harness/wire) is plain C++, never a lab file, never a sanitizer. A lab's own
+# pieces (harness/labs/labN: checks.cpp for the checker, runner_entry.cpp for the runner) are
+# linked into that lab's programs only.
+CPU_RUN_SRCS := $(filter-out harness/runner/%_gpu.cpp,$(wildcard harness/runner/*.cpp)) $(wildcard harness/wire/*.cpp)
+CPU_CHECK_SRCS := $(filter-out harness/checker/core/main.cpp,$(wildcard harness/checker/*/*.cpp)) $(wildcard harness/wire/protocol.cpp harness/wire/random.cpp)
+CPU_EMU_SRCS := $(wildcard harness/runner/emulator/*.cpp)
 
 .SECONDEXPANSION:
 .PHONY: cpu-deps cpu-lab-runner cpu-lab-checker test-cpu bench-cpu cpu-build-all cpu-fixtures
@@ -93,8 +98,8 @@ else
 $(shell { mkdir -p $(CPU_OUT) && { [ -f $(CPU_OUT)/check-mode ] || echo "$(CPU_CHECK)" > $(CPU_OUT)/check-mode; }; } 2>/dev/null)
 endif
 
-# A lab file's compile errors as nvcc words them (harness/cpu/nvcc_style.pl); V=1: g++'s own.
-CPU_GXX_AS_NVCC := $(if $(filter 1,$(V)),CUDALAB_GXX_RAW=1 )$(CPU_PERL) harness/cpu/nvcc_style.pl
+# A lab file's compile errors as nvcc words them (harness/runner/emulator/nvcc_style.pl); V=1: g++'s own.
+CPU_GXX_AS_NVCC := $(if $(filter 1,$(V)),CUDALAB_GXX_RAW=1 )$(CPU_PERL) harness/runner/emulator/nvcc_style.pl
 
 # ---- Rules for one variant of the runner: $(1) name, $(2) directory -------------------------
 # $(2)/flags holds the variant's compiler flags and changes only when they do: every object
@@ -109,20 +114,20 @@ $(2)/obj/%.o: harness/%.cpp $(2)/flags | cpu-deps
 	@mkdir -p $$(@D)
 	$(SAY) "build harness/$$*.cpp$(if $(filter-out plain,$(1)), ($(1)))"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_$(1)) $(CPU_RUN_INCLUDES) -c $$< -o $$@
-$(2)/emu/%.o: harness/cpu/%.cpp $(2)/flags | cpu-deps
+$(2)/emulator/%.o: harness/runner/emulator/%.cpp $(2)/flags | cpu-deps
 	@mkdir -p $$(@D)
-	$(SAY) "build harness/cpu/$$*.cpp$(if $(filter-out plain,$(1)), ($(1)))"
+	$(SAY) "build harness/runner/emulator/$$*.cpp$(if $(filter-out plain,$(1)), ($(1)))"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_EMU_$(1)) $(CPU_RUN_INCLUDES) $$(CPU_BOOST_INCLUDE) -c $$< -o $$@
 $(2)/lib/libcudalab_run.a: $(patsubst harness/%.cpp,$(2)/obj/%.o,$(CPU_RUN_SRCS))
 	@mkdir -p $$(@D)
 	$(Q)ar rcs $$@ $$^
-$(2)/lib/libcudalab_cpu.a: $(patsubst harness/cpu/%.cpp,$(2)/emu/%.o,$(CPU_EMU_SRCS))
+$(2)/lib/libcudalab_cpu.a: $(patsubst harness/runner/emulator/%.cpp,$(2)/emulator/%.o,$(CPU_EMU_SRCS))
 	@mkdir -p $$(@D)
 	$(Q)ar rcs $$@ $$^
 # A .cu file, rewritten for g++: the launch syntax and extern __shared__ (see rewrite.pl).
-$(2)/gen/%.cpp: %.cu harness/cpu/rewrite.pl
+$(2)/gen/%.cpp: %.cu harness/runner/emulator/rewrite.pl
 	@mkdir -p $$(@D)
-	$(Q)$(CPU_PERL) harness/cpu/rewrite.pl $$< $$@ $$<
+	$(Q)$(CPU_PERL) harness/runner/emulator/rewrite.pl $$< $$@ $$<
 $(2)/gen/%.o: $(2)/gen/%.cpp $(2)/flags
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(1)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$$*.cu"' -c $$< -o $$@
 # Each lab and solution source, found by glob: labs/lab3_*.cu -> obj/labs/lab3.o; the stubs as
@@ -131,7 +136,7 @@ $(foreach f,$(wildcard labs/lab*_*.cu solutions/lab*_*.cu) $(SHIPPED_SRCS),
 $(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu=.cpp) $(2)/flags | $(CONTRACT_TOOL)
 	@mkdir -p $$(@D)
 	$(SAY) "build $(f)$(if $(filter-out plain,$(1)), ($(1)))"
-	$(Q)$(CPU_GXX_AS_NVCC) $(f) $(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@ || { $$(quiet_stop); }
+	$(Q)$(CPU_GXX_AS_NVCC) $(f) $(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(1)) $(if $(filter $(SHIPPED_DIR)/%,$(f)),$(STUB_QUIET_CXX)) $(CPU_LAB_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(f)"' -c $$< -o $$@ || { $$(quiet_stop); }
 	$(Q)$$(call judge_contract,$(patsubst lab%,%,$(firstword $(subst _, ,$(notdir $(f))))),cpu,$(f),$$@,$(if $(filter-out plain,$(1)),sanitized))
 )
 # Unit tests and fixtures link only the emulator.
@@ -152,16 +157,16 @@ CPU_CHECK_LIB := $(CPU_OUT)/lib/libcudalab_check.a
 $(CPU_CHECK_LIB): $(patsubst harness/%.cpp,$(CPU_OUT)/checker/%.o,$(CPU_CHECK_SRCS))
 	@mkdir -p $(@D)
 	$(Q)ar rcs $@ $^
-$(CPU_OUT)/check/lab%: $(CPU_OUT)/checker/check/suites/lab%_checks.o $(CPU_OUT)/checker/check/main.o $(CPU_CHECK_LIB)
+$(CPU_OUT)/check/lab%: $(CPU_OUT)/checker/labs/lab%/checks.o $(CPU_OUT)/checker/checker/core/main.o $(CPU_CHECK_LIB)
 	@mkdir -p $(@D)
 	$(Q)$(CPU_CXX) $^ -pthread -o $@
 
 CPU_RUN_LIB := $(CPU_VARIANT)/lib/libcudalab_run.a
 CPU_EMU_LIB := $(CPU_VARIANT)/lib/libcudalab_cpu.a
 CPU_LINK := $(CPU_LINK_$(or $(CPU_CHECK),plain))
-cpu_entry_obj = $(CPU_VARIANT)/obj/run/lab$(1)_entry.o
+cpu_entry_obj = $(CPU_VARIANT)/obj/labs/lab$(1)/runner_entry.o
 # The runner's own pieces for the CPU backend (the launch observer, host fills).
-CPU_RUN_CPU_OBJS := $(CPU_VARIANT)/obj/run/launch_record_cpu.o $(CPU_VARIANT)/obj/run/runner_cpu.o
+CPU_RUN_CPU_OBJS := $(CPU_VARIANT)/obj/runner/launch_record_cpu.o $(CPU_VARIANT)/obj/runner/runner_cpu.o
 
 $(CPU_OUT)/labs/lab%-runner: $(CPU_VARIANT)/obj/labs/lab%.o $$(call cpu_entry_obj,$$*) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) $(CPU_OUT)/check-mode | cpu-deps
 	@mkdir -p $(@D)
@@ -178,7 +183,7 @@ fixture_lab = $(patsubst lab%,%,$(firstword $(subst _, ,$(1))))
 $(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj,$$(call fixture_lab,$$*)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build tests/fixtures/$*.cu"
-	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_plain) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_plain) $(CPU_LAB_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
 	$(Q)$(call judge_contract,$(call fixture_lab,$*),cpu,tests/fixtures/$*.cu,$@.o)
 	$(Q)$(CPU_CXX) $(CPU_LINK_plain) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_LIBS) -o $@
 
@@ -187,19 +192,19 @@ $(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj
 CPU_RACE_FIXTURES := $(patsubst tests/fixtures/%.cu,%,$(shell grep -l '^// check: race' /dev/null $(wildcard tests/fixtures/lab*_*.cu)))
 CPU_RACE_RUN_OBJS := $(patsubst $(CPU_VARIANT)/%,$(CPU_OUT)/race/%,$(CPU_RUN_CPU_OBJS))
 $(addprefix $(CPU_OUT)/fixtures/,$(CPU_RACE_FIXTURES)): $(CPU_OUT)/fixtures/%: $(CPU_OUT)/race/gen/tests/fixtures/%.cpp \
-    $$(CPU_OUT)/race/obj/run/lab$$(call fixture_lab,$$*)_entry.o $(CPU_RACE_RUN_OBJS) $(CPU_OUT)/race/lib/libcudalab_run.a \
+    $$(CPU_OUT)/race/obj/labs/lab$$(call fixture_lab,$$*)/runner_entry.o $(CPU_RACE_RUN_OBJS) $(CPU_OUT)/race/lib/libcudalab_run.a \
     $(CPU_OUT)/race/lib/libcudalab_cpu.a | cpu-deps $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build tests/fixtures/$*.cu (race)"
-	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_race) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_race) $(CPU_LAB_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
 	$(Q)$(call judge_contract,$(call fixture_lab,$*),cpu,tests/fixtures/$*.cu,$@.o,sanitized)
 	$(Q)$(CPU_CXX) $(CPU_LINK_race) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_LIBS) -o $@
 
 cpu-lab-runner: $$(call cpu_entry_obj,$$(LAB)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps $(CONTRACT_TOOL)
 	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-runner LAB=3 SRC=file.cu OUT=runner"; exit 2; }
 	@mkdir -p $(dir $(OUT))
-	$(Q)$(CPU_PERL) harness/cpu/rewrite.pl $(SRC) $(OUT).cpu.cpp $(SRC)
-	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(or $(CPU_CHECK),plain)) $(CPU_RUN_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
+	$(Q)$(CPU_PERL) harness/runner/emulator/rewrite.pl $(SRC) $(OUT).cpu.cpp $(SRC)
+	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(or $(CPU_CHECK),plain)) $(CPU_LAB_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
 	$(Q)$(call judge_contract,$(LAB),cpu,$(SRC),$(OUT).o,$(if $(CPU_CHECK),sanitized))
 	$(Q)$(CPU_CXX) $(CPU_LINK) $(OUT).o $^ $(CPU_LIBS) -o $(OUT)
 cpu-lab-checker: $(CPU_OUT)/check/lab$(LAB)
@@ -207,7 +212,7 @@ cpu-lab-checker: $(CPU_OUT)/check/lab$(LAB)
 # Every checker, solution and shipped stub whose checks exist (a lab in progress has none yet).
 # Your own labs/ are not built here: make test tests the kit as shipped.
 cpu_lab_ids = $(foreach f,$(wildcard $(1)/lab*_*.cu),$(firstword $(subst _, ,$(notdir $(f)))))
-cpu_checked = $(foreach l,$(1),$(if $(wildcard harness/check/suites/$(l)_checks.cpp),$(l)))
+cpu_checked = $(foreach l,$(1),$(if $(wildcard harness/labs/$(l)/checks.cpp),$(l)))
 cpu_shipped_ids = $(foreach f,$(SHIPPED_STUBS),$(firstword $(subst _, ,$(notdir $(f)))))
 cpu-build-all: $(addprefix $(CPU_OUT)/check/,$(call cpu_checked,$(call cpu_lab_ids,solutions))) \
                $(addsuffix -runner,$(addprefix $(CPU_OUT)/shipped/,$(call cpu_checked,$(cpu_shipped_ids)))) \

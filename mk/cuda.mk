@@ -1,6 +1,8 @@
 # The GPU build. Two programs per lab (issue 8, docs/architecture.md):
-#   build/cuda/check/labN               the checker: harness/check + harness/common, never a lab file
-#   build/cuda/labs/labN-runner         the kernel runner: your lab file + harness/run + harness/common
+#   build/cuda/check/labN               the checker: harness/checker + harness/wire + harness/labs/labN
+#                                       (checks, timing), never a lab file
+#   build/cuda/labs/labN-runner         the kernel runner: your lab file + harness/runner + harness/wire
+#                                       + harness/labs/labN/runner_entry.cpp
 #   build/cuda/solutions/labN-runner    the same for the reference solution
 # `make labN` builds both and runs the checker, which starts the runner itself.
 
@@ -14,29 +16,30 @@ ifeq ($(origin ARCH), undefined)
 endif
 
 CUDA_OUT := build/cuda
-# CUDALAB_GPU_CHECKER: the checker has a GPU of its own to compute references on (check/fill_reference.h).
-CHECK_INCLUDES := -Iharness/check -Iharness/check/gpu -Iharness/common -Iharness/include -DCUDALAB_GPU_CHECKER
-RUN_INCLUDES := -Iharness/include -Iharness/run -Iharness/common
+# CUDALAB_GPU_CHECKER: the checker has a GPU of its own to compute references on
+# (checker/judging/fill_reference.h). The harness's code names what it includes from harness/.
+CHECK_INCLUDES := -Iharness -Iharness/include -DCUDALAB_GPU_CHECKER
+RUN_INCLUDES := -Iharness/include -Iharness
 # -Wno-restrict: GCC 12 warns falsely on std::string concatenation (GCC bug 105329).
 CXXFLAGS_COMMON := -std=c++20 -O2 -Wall -Wextra -Wno-restrict
 NVCC_BASE := -std=c++20 -O3 -lineinfo -gencode arch=compute_$(ARCH),code=[sm_$(ARCH),compute_$(ARCH)] -Xcompiler -Wall -MMD -MP
 HOST_CXX_BASE := g++ $(CXXFLAGS_COMMON) -isystem $(CUDA_HOME)/include -MMD -MP
 
-# What each program is made of. The checker's lab-specific parts: suites/labN_checks.cpp and
-# suites/labN_timing.cu; the runner's: run/labN_entry.cpp and the lab file.
-CHECK_SRCS := $(filter-out harness/check/main.cpp,$(wildcard harness/check/*.cpp))
-CHECK_GPU_SRCS := $(wildcard harness/check/gpu/*.cu)
-COMMON_SRCS := $(wildcard harness/common/*.cpp)
-RUN_SRCS := $(filter-out harness/run/lab%_entry.cpp harness/run/%_cpu.cpp,$(wildcard harness/run/*.cpp))
+# What each program is made of. The checker's lab-specific parts: labs/labN/checks.cpp and
+# labs/labN/timing.cu; the runner's: labs/labN/runner_entry.cpp and the lab file.
+CHECK_SRCS := $(filter-out harness/checker/core/main.cpp,$(wildcard harness/checker/*/*.cpp))
+CHECK_GPU_SRCS := $(wildcard harness/checker/gpu/*.cu)
+COMMON_SRCS := $(wildcard harness/wire/*.cpp)
+RUN_SRCS := $(filter-out harness/runner/%_cpu.cpp,$(wildcard harness/runner/*.cpp))
 
 cuda_objs = $(patsubst harness/%,$(CUDA_OUT)/$(1)/%.o,$(basename $(2)))
-CUDA_CHECK_OBJS := $(call cuda_objs,checker,$(CHECK_SRCS) $(CHECK_GPU_SRCS) $(COMMON_SRCS) harness/common/fill_gpu.cu)
-CUDA_RUN_OBJS := $(call cuda_objs,runner,$(RUN_SRCS) $(COMMON_SRCS) harness/common/fill_gpu.cu harness/run/runner_gpu.cu)
+CUDA_CHECK_OBJS := $(call cuda_objs,checker,$(CHECK_SRCS) $(CHECK_GPU_SRCS) $(COMMON_SRCS) harness/wire/fill_gpu.cu)
+CUDA_RUN_OBJS := $(call cuda_objs,runner,$(RUN_SRCS) $(COMMON_SRCS) harness/wire/fill_gpu.cu harness/runner/runner_gpu.cu)
 CUDA_CHECK_LIB := $(CUDA_OUT)/lib/libcudalab_check.a
 CUDA_RUN_LIB := $(CUDA_OUT)/lib/libcudalab_run.a
-CUDA_CHECK_MAIN := $(CUDA_OUT)/checker/check/main.o
+CUDA_CHECK_MAIN := $(CUDA_OUT)/checker/checker/core/main.o
 # The runner links the shared CUDA runtime: its launch record stands in front of the runtime's
-# launch entry points (harness/run/launch_record_gpu.cpp).
+# launch entry points (harness/runner/launch_record_gpu.cpp).
 CUDA_RUN_LINK := -cudart shared -ldl -Xlinker -rpath,$(CUDA_HOME)/lib64 -Xlinker -rpath,$(CUDA_HOME)/targets/x86_64-linux/lib
 
 $(CUDA_OUT)/checker/%.o: harness/%.cpp
@@ -62,12 +65,12 @@ $(CUDA_RUN_LIB): $(CUDA_RUN_OBJS)
 	@mkdir -p $(@D)
 	$(Q)ar rcs $@ $^
 
-cuda_checker_objs = $(CUDA_OUT)/checker/check/suites/lab$(1)_checks.o $(CUDA_OUT)/checker/check/suites/lab$(1)_timing.o
-cuda_entry_obj = $(CUDA_OUT)/runner/run/lab$(1)_entry.o
+cuda_checker_objs = $(CUDA_OUT)/checker/labs/lab$(1)/checks.o $(CUDA_OUT)/checker/labs/lab$(1)/timing.o
+cuda_entry_obj = $(CUDA_OUT)/runner/labs/lab$(1)/runner_entry.o
 
 # Lab N's baseline runner: the harness's own kernels (naive, CUB, cuBLAS, lab 9's ladder) in a
 # kernel runner of their own, so that the checker times them as it times the student's code
-# (harness/baselines/entry.cu, check/baseline_timing.h). Trusted: harness/ only, no lab file.
+# (harness/baselines/entry.cu, checker/timing/baseline_timing.h). Trusted: harness/ only, no lab file.
 CUDA_BASELINE_OBJS := $(call cuda_objs,runner,$(filter-out harness/baselines/entry.cu,$(wildcard harness/baselines/*.cu)))
 CUDA_BASELINE_LIB := $(CUDA_OUT)/lib/libcudalab_baselines.a
 $(CUDA_BASELINE_LIB): $(CUDA_BASELINE_OBJS)
@@ -136,6 +139,16 @@ cuda-lab-runner: $$(call cuda_entry_obj,$$(LAB)) $(CUDA_RUN_LIB) | $(CONTRACT_TO
 	$(Q)$(call judge_contract,$(LAB),cuda,$(SRC),$(OUT).o)
 	$(Q)$(NVCC) $(NVCC_BASE) $(OUT).o $^ $(CUDA_RUN_LINK) -o $(OUT)
 cuda-lab-checker: $(CUDA_OUT)/check/lab$(LAB)
+
+# A runner that lies about its time, for tests/gpu/timing_bound.sh only: lab N's reference
+# solution with tests/gpu/lying_events.cpp in front of the runtime's cudaEventElapsedTime. The
+# production runner has no way to be told to lie; this one is a test's own link.
+$(CUDA_OUT)/tests/lying_events.o: tests/gpu/lying_events.cpp
+	@mkdir -p $(@D)
+	$(SAY) "build tests/gpu/lying_events.cpp"
+	$(Q)$(HOST_CXX_BASE) -c $< -o $@
+$(CUDA_OUT)/tests/lab%-lying-runner: $(CUDA_OUT)/tests/lying_events.o $(CUDA_OUT)/solutions/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
+	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
 
 # Compile everything of the kit as shipped (CI does this with no GPU); your own labs/ are
 # make labN's business.

@@ -13,15 +13,19 @@
 GRADING_OUT := build/grading
 GRADER := $(GRADING_OUT)/cudalab-grade
 JAIL := $(GRADING_OUT)/cudalab-jail
+# grading/grader (the run), grading/results (rubric, scores, the files written) and grading/jail
+# (what runs as root) name what they include from grading/ (results/..., jail/...); the grader
+# reads the checker's verdict frame from harness/checker/report.
 GRADING_CXX := g++ -std=c++20 -O2 -g -Wall -Wextra -MMD -MP
 # The grader's tests drive programs and read files: built without optimization, they compile in
 # half the time (80 s of make test's CPU at -O2 on 2 cores, 40 s at -O0) and still debug.
 GRADING_TEST_CXX := $(subst -O2,-O0,$(GRADING_CXX))
-GRADING_SRCS := $(wildcard grading/src/*.cpp)
-GRADING_OBJS := $(patsubst grading/src/%.cpp,$(GRADING_OUT)/obj/%.o,$(GRADING_SRCS))
-GRADING_LIB_OBJS := $(filter-out $(GRADING_OUT)/obj/main.o $(GRADING_OUT)/obj/jail_main.o,$(GRADING_OBJS))
-# The jail links only its own setup: it runs as root beside untrusted code, so it stays small.
-JAIL_OBJS := $(addprefix $(GRADING_OUT)/obj/,jail_main.o sandbox.o cgroup.o)
+GRADING_INCLUDES := -Igrading -Iharness
+GRADING_SRCS := $(wildcard grading/grader/*.cpp grading/results/*.cpp grading/jail/*.cpp)
+GRADING_OBJS := $(patsubst grading/%.cpp,$(GRADING_OUT)/obj/%.o,$(GRADING_SRCS))
+GRADING_LIB_OBJS := $(filter-out $(GRADING_OUT)/obj/grader/main.o $(GRADING_OUT)/obj/jail/jail_main.o,$(GRADING_OBJS))
+# The jail links only its own folder: it runs as root beside untrusted code, so it stays small.
+JAIL_OBJS := $(patsubst grading/%.cpp,$(GRADING_OUT)/obj/%.o,$(wildcard grading/jail/*.cpp))
 GRADING_LIBS := -lcrypto -pthread
 GRADING_TEST_SRCS := $(wildcard tests/grading/*_test.cpp) tests/grading/main.cpp tests/grading/leftovers.cpp
 GRADING_TEST_OBJS := $(patsubst tests/grading/%.cpp,$(GRADING_OUT)/tests/%.o,$(GRADING_TEST_SRCS))
@@ -29,10 +33,10 @@ GRADES ?= grades
 
 .PHONY: grade gradescope test-grading grader jail grading-setup grading-runner-prereqs grading-runner-check grading-build-view
 
-$(GRADING_OUT)/obj/%.o: grading/src/%.cpp
+$(GRADING_OUT)/obj/%.o: grading/%.cpp
 	@mkdir -p $(@D)
-	$(GRADING_CXX) -c $< -o $@
-$(GRADER): $(GRADING_LIB_OBJS) $(GRADING_OUT)/obj/main.o | $(JAIL)
+	$(GRADING_CXX) $(GRADING_INCLUDES) -c $< -o $@
+$(GRADER): $(GRADING_LIB_OBJS) $(GRADING_OUT)/obj/grader/main.o | $(JAIL)
 	$(GRADING_CXX) $^ $(GRADING_LIBS) -o $@
 $(JAIL): $(JAIL_OBJS)
 	$(GRADING_CXX) $^ -o $@
@@ -117,7 +121,7 @@ gradescope:
 # Tests: unit tests of the grader's parts, then every fixture graded end to end on the CPU.
 $(GRADING_OUT)/tests/%.o: tests/grading/%.cpp
 	@mkdir -p $(@D)
-	$(GRADING_TEST_CXX) -Igrading/src -DCUDALAB_REPO='"$(CURDIR)"' -c $< -o $@
+	$(GRADING_TEST_CXX) $(GRADING_INCLUDES) -DCUDALAB_REPO='"$(CURDIR)"' -c $< -o $@
 # The two longest test files, a class graded end to end (4 minutes of CPU on 2 cores) and a
 # fresh clone that builds its own harness (2 minutes), are programs and parts of their own:
 # make -j runs them beside the other parts instead of one after the other in one program.
@@ -130,9 +134,9 @@ $(addprefix $(GRADING_OUT)/grading_tests_,$(GRADING_TEST_OWN)): $(GRADING_OUT)/g
 	$(GRADING_CXX) $^ $(GRADING_LIBS) -o $@
 
 # A stand-in lab binary with the real channel code, for the channel's test.
-$(GRADING_OUT)/channel_probe: tests/grading/channel_probe.cpp harness/check/report_channel.cpp harness/check/report_channel.h
+$(GRADING_OUT)/channel_probe: tests/grading/channel_probe.cpp harness/checker/report/report_channel.cpp harness/checker/report/report_channel.h
 	@mkdir -p $(@D)
-	$(GRADING_CXX) -Iharness/check tests/grading/channel_probe.cpp harness/check/report_channel.cpp -o $@
+	$(GRADING_CXX) -Iharness tests/grading/channel_probe.cpp harness/checker/report/report_channel.cpp -o $@
 
 # The grader under test builds the checker and kernel runners with nested `make BACKEND=cpu`
 # calls: the CPU harness must be complete first, or under `make -j test` both makes would write

@@ -8,13 +8,15 @@
 # (tools/test_summary.sh counts doctest's test cases and the fixture scripts' PASS/FAIL lines).
 
 TEST_OUT := build/tests
-TEST_CXX := g++ -std=c++20 -O1 -Wall -Wextra -Wno-restrict -Iharness/include -Iharness/check -Iharness/common -DCUDALAB_CONTRACT_ONLY -MMD -MP
+TEST_CXX := g++ -std=c++20 -O1 -Wall -Wextra -Wno-restrict -Iharness/include -Iharness -DCUDALAB_CONTRACT_ONLY -MMD -MP
 # The checker's logic that needs no GPU and no runner, and the protocol both sides speak: the
 # CPU backend's checker objects (mk/cpu.mk), which make test builds anyway. Their own build for
 # the unit tests compiled the same files a second time (14 s of make test's CPU on 2 cores).
-UNIT_CHECK := options tolerance diagnose stats json_writer run_record_json shape cause sum_reference sanitizer_digest timing_bound runner_words gpu_gate index_width matrix_reference topk_reference
-UNIT_COMMON := random protocol
-UNIT_OBJS := $(patsubst harness/%.cpp,$(CPU_OUT)/checker/%.o,$(patsubst %,harness/check/%.cpp,$(UNIT_CHECK)) $(patsubst %,harness/common/%.cpp,$(UNIT_COMMON))) \
+UNIT_CHECK := core/options judging/tolerance judging/diagnose timing/stats report/json_writer report/run_record_json \
+              core/shape core/cause judging/sum_reference calls/sanitizer_digest timing/timing_bound calls/runner_words \
+              timing/gpu_gate judging/index_width judging/matrix_reference judging/topk_reference
+UNIT_WIRE := random protocol
+UNIT_OBJS := $(patsubst %,$(CPU_OUT)/checker/checker/%.o,$(UNIT_CHECK)) $(patsubst %,$(CPU_OUT)/checker/wire/%.o,$(UNIT_WIRE)) \
              $(patsubst tests/unit/%.cpp,$(TEST_OUT)/unit/%.o,$(wildcard tests/unit/*.cpp))
 
 $(TEST_OUT)/unit/%.o: tests/unit/%.cpp | unit-deps
@@ -58,7 +60,8 @@ shipped-stubs: $(SHIPPED_SRCS)
 # compile is skipped (and counted so).
 HAVE_NVCC := $(if $(shell command -v $(NVCC) 2>/dev/null),yes)
 ifeq ($(HAVE_NVCC),yes)
-test-build: cuda-build-all
+# (and the GPU timing test's lying runner, tests/gpu/timing_bound.sh, so that it cannot rot unseen)
+test-build: cuda-build-all $(CUDA_OUT)/tests/lab3-lying-runner
 	@echo "== compile every shipped stub and solution with nvcc (sm_$(ARCH))"
 	@echo "PASS  nvcc compiles the checkers, the shipped stubs and the solutions"
 else

@@ -2,20 +2,20 @@
 // making each reference (and, for the transpose, comparing), apart from the GPU, the runner and
 // the build. Built against the CPU backend's checker library, so it times the host paths; in the
 // GPU build the sum and histogram references of 2^24 values or more run on the checker's GPU
-// instead (check/fill_reference.h). `make bench-references`; the figures depend on the cores.
+// instead (checker/judging/fill_reference.h). `make bench-references`; the figures depend on the cores.
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "diagnose.h"
-#include "histogram_reference.h"
-#include "lab_call.h"
-#include "matrix_reference.h"
-#include "parallel.h"
-#include "sum_reference.h"
-#include "topk_reference.h"
+#include "checker/calls/lab_call.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/histogram_reference.h"
+#include "checker/judging/matrix_reference.h"
+#include "checker/judging/sum_reference.h"
+#include "checker/judging/topk_reference.h"
+#include "wire/parallel.h"
 
 using namespace cudalab;
 
@@ -56,10 +56,10 @@ int main() {
   timed("lab 3 n = 2^30: sum_reference of the fill", [] { sum_reference(size_t(1) << 30, sum_fill(7)); });
   timed("lab 3 n = 2^27 + 1: sum_reference of the fill", [] { sum_reference((size_t(1) << 27) + 1, sum_fill(7)); });
   timed("lab 6 n = 2^31 + 3: histogram_of_fill", [] {
-    histogram_of_fill((size_t(1) << 31) + 3, uniform_fill(7, 6, 0.0f, 256.0f));
+    histogram_of_fill((size_t(1) << 31) + 3, wire::uniform_fill(7, 6, 0.0f, 256.0f));
   });
   timed("lab 6 n = 2^28 + 5: histogram_of_fill", [] {
-    histogram_of_fill((size_t(1) << 28) + 5, uniform_fill(7, 6, 0.0f, 256.0f));
+    histogram_of_fill((size_t(1) << 28) + 5, wire::uniform_fill(7, 6, 0.0f, 256.0f));
   });
   transpose_check(10000, 10000);
   std::vector<float> a, b;
@@ -72,7 +72,7 @@ int main() {
   });
   std::vector<float> values;
   timed("lab 8 n = 2^26 + 3: the values on the host", [&] {
-    values = make_input_f32((size_t(1) << 26) + 3, uniform_fill(7, 8, -1000.0f, 1000.0f));
+    values = make_input<float>((size_t(1) << 26) + 3, wire::uniform_fill(7, 8, -1000.0f, 1000.0f));
   });
   timed("lab 8 n = 2^26 + 3: top_k_reference, k = 256", [&] { top_k_reference(values, 256); });
   // Lab 8's timed check of one call: k = 64 of 2^26 values of the call's fill.

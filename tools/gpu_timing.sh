@@ -3,7 +3,7 @@
 # needs; nothing beyond the CUDA Toolkit, g++, make and python3): issue 19's figures.
 #   1. `make solutionN` for every lab, its wall time, and its timing table: every GPU row (the
 #      solution, the harness's naive kernel, CUB/cuBLAS, lab 9's ladder) timed one way, the
-#      table's header saying how (check/baseline_timing.h).
+#      table's header saying how (checker/timing/baseline_timing.h).
 #   2. The student's loop, edit -> result: touch the lab file, time `make labN` at a terminal
 #      (script(1) gives make a pty, so the checker leaves out the expensive checks after a
 #      failure, as it does for a student): every lab's stub (failing), then every lab with its

@@ -3,7 +3,7 @@
 // default stream and return: no timing, no allocation after the first call of a size, no
 // synchronization. They run in a kernel runner of their own (build/cuda/baselines/labN-runner,
 // entry.cu), so that the checker times them exactly as it times the student's code
-// (check/baseline_timing.h): same process boundary, fresh inputs for every call, the L2 flushed
+// (checker/timing/baseline_timing.h): same process boundary, fresh inputs for every call, the L2 flushed
 // before each batch, batches of R calls, the median batch. Trusted code: built from harness/
 // only, never with a lab file.
 #pragma once
@@ -35,7 +35,7 @@ void naive_top_k(const float* values, size_t n, int k, float* top_values, int* t
 void cub_sort_top_k(const float* values, size_t n, int k, float* top_values, int* top_indices);  // n < 2^31
 
 // Labs 5 and 9: C = A B (row-major, M x K times K x N). Rungs 0-4 of lab 9's ladder
-// (check/gpu/product_baselines.h names them); kCublasRung is cuBLAS SGEMM.
+// (checker/gpu/product_baselines.h names them); kCublasRung is cuBLAS SGEMM.
 constexpr int kCublasRung = 9;  // not a rung: lab 9's own rung 5 is its reference solution
 void product(int rung, const float* A, const float* B, float* C, int M, int N, int K);
 

@@ -1,16 +1,22 @@
 // The entry point of lab N's baseline runner (build/cuda/baselines/labN-runner, compiled with
 // -DCUDALAB_BASELINE_LAB=N): a kernel runner like the student's, serving the same requests, whose
 // "lab function" is one of the harness's own kernels. The checker picks which with one more scalar
-// after the lab's own (check/baseline_timing.h); the buffers are laid out as below, the student's
-// own layout where the lab's function has one that fits.
+// after the call's own (checker/timing/baseline_timing.h); the buffers are laid out as calls.h
+// says: the student's own call where the lab's function has one that fits.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
 
 #include "baselines.h"
-#include "cuda_errors.h"
-#include "lab_entry.h"
+#include "calls.h"
+#include "labs/lab4/call.h"
+#include "labs/lab5/call.h"
+#include "labs/lab6/call.h"
+#include "labs/lab8/call.h"
+#include "labs/lab9/call.h"
+#include "runner/lab_entry.h"
+#include "wire/cuda_errors.h"
 
 #ifndef CUDALAB_BASELINE_LAB
 #error "compile with -DCUDALAB_BASELINE_LAB=N"
@@ -37,51 +43,65 @@ void* scratch(int slot, size_t bytes) {
 
 namespace {
 
-using wire::ElemType;
-
-// Labs 1, 2, 3, 7: buffers {input n floats, sum 1 float}, scalars {n, which}.
+// Labs 1, 2, 3, 7: baseline_call::sum_call, scalars {n, which}.
 void sum_entry(const run::EntryArgs& a, int64_t which) {
-  float* in = a.buffer<float>(0, ElemType::F32);  // the call's own fresh input: the naive tree consumes it
-  float* out = a.buffer<float>(1, ElemType::F32);
-  const size_t n = size_t(a.scalar(0));
+  using namespace baseline_call;
+  float* in = a.buffer<float>(kSumIn);  // the call's own fresh input: the naive tree consumes it
+  float* out = a.buffer<float>(kSumOut);
+  const size_t n = size_t(a.scalar(kSumN));
   if (which == 0) naive_interleaved_sum(in, out, n);
   else cub_sum(in, out, n);
 }
 
-// Lab 4: the student's buffers {in, out}, scalars {rows, cols, which}.
+// Lab 4: the student's call (labs/lab4/call.h), scalars {rows, cols, which}.
 void transpose_entry(const run::EntryArgs& a, int64_t which) {
-  const float* in = a.buffer<const float>(0, ElemType::F32);
-  float* out = a.buffer<float>(1, ElemType::F32);
-  const int rows = int(a.scalar(0)), cols = int(a.scalar(1));
+  using namespace lab4_call;
+  const float* in = a.buffer<const float>(kIn);
+  float* out = a.buffer<float>(kOut);
+  const int rows = int(a.scalar(kRows)), cols = int(a.scalar(kCols));
   if (which == 0) naive_transpose(in, out, rows, cols);
   else cublas_transpose(in, out, rows, cols);
 }
 
-// Labs 5 and 9: the student's buffers {A, B, C}, scalars {M, N, K, rung}.
+// Labs 5 and 9: the student's call (labs/lab5/call.h, lab 9's the same), scalars {M, N, K, rung}.
 void product_entry(const run::EntryArgs& a, int64_t rung) {
-  product(int(rung), a.buffer<const float>(0, ElemType::F32), a.buffer<const float>(1, ElemType::F32),
-          a.buffer<float>(2, ElemType::F32), int(a.scalar(0)), int(a.scalar(1)), int(a.scalar(2)));
+  using namespace lab5_call;
+  product(int(rung), a.buffer<const float>(kA), a.buffer<const float>(kB), a.buffer<float>(kC), int(a.scalar(kM)),
+          int(a.scalar(kN)), int(a.scalar(kK)));
 }
 
-// Lab 6: the student's buffers {bytes, 256 bins}, scalars {n, which}.
+// Lab 6: the student's call (labs/lab6/call.h), scalars {n, which}.
 void histogram_entry(const run::EntryArgs& a, int64_t which) {
-  const uint8_t* in = a.buffer<const uint8_t>(0, ElemType::U8);
-  unsigned* hist = a.buffer<unsigned>(1, ElemType::U32);
-  const size_t n = size_t(a.scalar(0));
+  using namespace lab6_call;
+  const uint8_t* in = a.buffer<const uint8_t>(kIn);
+  unsigned* hist = a.buffer<unsigned>(kHist);
+  const size_t n = size_t(a.scalar(kN));
   if (which == 0) naive_histogram(in, hist, n);
   else cub_histogram(in, hist, n);
 }
 
-// Lab 8: the student's buffers {values, scratch values, scratch indices, top values, top
-// indices}, scalars {n, k, which}.
+// Lab 8: the student's call (labs/lab8/call.h), scalars {n, k, which}.
 void top_k_entry(const run::EntryArgs& a, int64_t which) {
-  const float* values = a.buffer<const float>(0, ElemType::F32);
-  float* top_values = a.buffer<float>(3, ElemType::F32);
-  int* top_indices = a.buffer<int>(4, ElemType::I32);
-  const size_t n = size_t(a.scalar(0));
-  const int k = int(a.scalar(1));
+  using namespace lab8_call;
+  const float* values = a.buffer<const float>(kValues);
+  float* top_values = a.buffer<float>(kTopValues);
+  int* top_indices = a.buffer<int>(kTopIndices);
+  const size_t n = size_t(a.scalar(kN));
+  const int k = int(a.scalar(kK));
   if (which == 0) naive_top_k(values, n, k, top_values, top_indices);
   else cub_sort_top_k(values, n, k, top_values, top_indices);
+}
+
+// The buffers and scalars of this lab's baseline calls (calls.h), under the runner's own name.
+constexpr wire::LabSignature baseline_signature() {
+  constexpr int lab = CUDALAB_BASELINE_LAB;
+  const wire::LabSignature layout = lab == 4   ? lab4_call::kCall
+                                    : lab == 5 ? lab5_call::kCall
+                                    : lab == 6 ? lab6_call::kCall
+                                    : lab == 8 ? lab8_call::kCall
+                                    : lab == 9 ? lab9_call::kCall
+                                               : baseline_call::sum_call(lab);
+  return {lab, "the harness's baseline", layout.buffers, layout.scalars};
 }
 
 }  // namespace
@@ -89,8 +109,10 @@ void top_k_entry(const run::EntryArgs& a, int64_t which) {
 
 namespace cudalab::run {
 
-int entry_lab_number() { return CUDALAB_BASELINE_LAB; }
-const char* entry_function_name() { return "the harness's baseline"; }
+const wire::LabSignature& entry_signature() {
+  static constexpr wire::LabSignature signature = baselines::baseline_signature();
+  return signature;
+}
 
 void call_lab_entry(const EntryArgs& a) {
   using namespace cudalab::baselines;

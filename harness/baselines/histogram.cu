@@ -5,7 +5,7 @@
 #include <climits>
 
 #include "baselines.h"
-#include "cuda_errors.h"
+#include "wire/cuda_errors.h"
 
 namespace cudalab::baselines {
 namespace {

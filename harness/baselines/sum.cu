@@ -3,7 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "baselines.h"
-#include "cuda_errors.h"
+#include "wire/cuda_errors.h"
 
 namespace cudalab::baselines {
 namespace {

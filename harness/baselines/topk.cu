@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "baselines.h"
-#include "cuda_errors.h"
+#include "wire/cuda_errors.h"
 
 namespace cudalab::baselines {
 namespace {

@@ -61,7 +61,7 @@ const std::vector<std::string> kCudaLaunchMachinery = {
     "__cudaPopCallConfiguration", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "__cudaGetKernel",
     "cudaLaunchKernel", "cudaGetSymbolAddress", "cudaGetSymbolSize"};
 
-// What the CPU backend's headers (harness/cpu/include) make compiled lab code call: the
+// What the CPU backend's headers (harness/runner/emulator/include) make compiled lab code call: the
 // launch, barriers, warp collectives and the built-in variables. The emulator's controls (the
 // schedule, observers, notes) are not on the list.
 const std::vector<std::string> kCpuLaunchMachinery = {

@@ -11,14 +11,14 @@ nvcc=${2:-}
 work=build/tests/contract
 logs=build/tests/logs/contract
 mkdir -p "$work" "$logs"
-cpu_flags="-std=c++20 -O1 -pthread -w -DCUDALAB_BACKEND_CPU=1 -Iharness/cpu/include -Iharness/include -Iharness/run -Iharness/common"
+cpu_flags="-std=c++20 -O1 -pthread -w -DCUDALAB_BACKEND_CPU=1 -Iharness/runner/emulator/include -Iharness/include"
 # PTX only: the host object is what the contract reads, and skipping SASS halves the compile.
 nvcc_flags="-std=c++20 -O1 -gencode arch=compute_80,code=compute_80 -Iharness/include -w"
 
 compile() {  # backend source object -> 0 when it compiled
   case $1 in
     cuda) "$nvcc" $nvcc_flags -DCUDALAB_SOURCE_FILE="\"$2\"" -c "$2" -o "$3" ;;
-    cpu) perl harness/cpu/rewrite.pl "$2" "$3.cpp" "$2" && g++ $cpu_flags -DCUDALAB_SOURCE_FILE="\"$2\"" -c "$3.cpp" -o "$3" ;;
+    cpu) perl harness/runner/emulator/rewrite.pl "$2" "$3.cpp" "$2" && g++ $cpu_flags -DCUDALAB_SOURCE_FILE="\"$2\"" -c "$3.cpp" -o "$3" ;;
   esac
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../cpu/control.h"  // the emulator's controls (-Iharness/include finds ../cpu)
+#include "runner/emulator/control.h"  // the emulator's controls (found through -Iharness)
 
 __global__ void tree_sum_256(const float* in, float* out, size_t n) {
   __shared__ float s[256];

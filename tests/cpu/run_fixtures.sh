@@ -41,14 +41,14 @@ for src in tests/cpu/fixtures/*.cu; do
   fi
 done
 
-lab_flags="-std=c++20 -pthread -DCUDALAB_BACKEND_CPU=1 -Iharness/cpu/include -Iharness/include -Iharness/run -Iharness/common"
+lab_flags="-std=c++20 -pthread -DCUDALAB_BACKEND_CPU=1 -Iharness/runner/emulator/include -Iharness/include"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 for src in tests/cpu/refused/*.cu; do
   [ -f "$src" ] || continue
   name=$(basename "$src" .cu)
   problems=""
-  if out=$(perl harness/cpu/rewrite.pl "$src" "$scratch/$name.cpp" "$src" 2>&1 &&
+  if out=$(perl harness/runner/emulator/rewrite.pl "$src" "$scratch/$name.cpp" "$src" 2>&1 &&
            g++ $lab_flags -DCUDALAB_SOURCE_FILE="\"$src\"" -fsyntax-only "$scratch/$name.cpp" 2>&1); then
     problems=" it compiled;"
   fi

@@ -7,8 +7,8 @@ src=${1:-solutions/lab3_multilevel_sum.cu}
 [ $# -gt 0 ] && shift
 out=build/cpu/throughput
 mkdir -p $out
-flags="-std=c++20 -O2 -pthread -DCUDALAB_BACKEND_CPU=1 -Iharness/cpu/include -Iharness/include -Iharness/core"
-perl harness/cpu/rewrite.pl "$src" $out/lab3.cpp "$src"
+flags="-std=c++20 -O2 -pthread -DCUDALAB_BACKEND_CPU=1 -Iharness/runner/emulator/include -Iharness/include -Iharness"
+perl harness/runner/emulator/rewrite.pl "$src" $out/lab3.cpp "$src"
 g++ $flags -c $out/lab3.cpp -o $out/lab3.o
 g++ $flags -c tests/cpu/sum_throughput.cpp -o $out/driver.o
 # Boost.Context: the system's, or the copy tools/deps.sh unpacked for a user without root.

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../cpu/control.h"  // the emulator's controls (-Iharness/include finds ../cpu)
+#include "runner/emulator/control.h"  // the emulator's controls (found through -Iharness)
 
 // ---- helpers ----------------------------------------------------------------------------
 template <class T>

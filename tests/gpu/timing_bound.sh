@@ -1,15 +1,17 @@
 #!/bin/sh
 # Issue 16 on a GPU: the checker's clock against the runner's report, at every timed size.
-# An honest runner (the reference solution) must be "measured" at each size; the same runner
-# made to report less than its events saw (CUDALAB_TEST_REPORT_SCALE, read only by the runner;
-# the grader's jail never passes it on) must be "refused" at each size, sub-millisecond ones too.
+# An honest runner (the reference solution) must be "measured" at each size; the same solution
+# linked with tests/gpu/lying_events.cpp (build/cuda/tests/labN-lying-runner), which reports
+# CUDALAB_TEST_REPORT_SCALE times what its events saw, must be "refused" at each size,
+# sub-millisecond ones too. The production runner has no such hook.
 # Then the feedback fixture as the grader runs it, with a hidden check.
 #   tests/gpu/timing_bound.sh [LAB]     (default 3; run from the repository root on a GPU machine)
 # Prints one PASS/FAIL line per run and the note of each timing; exit 1 when any failed.
 lab=${1:-3}
-make -s BACKEND=cuda build/cuda/check/lab$lab build/cuda/solutions/lab$lab-runner || exit 2
+make -s BACKEND=cuda build/cuda/check/lab$lab build/cuda/solutions/lab$lab-runner build/cuda/tests/lab$lab-lying-runner || exit 2
 check=build/cuda/check/lab$lab
-runner=build/cuda/solutions/lab$lab-runner
+honest=build/cuda/solutions/lab$lab-runner
+lying=build/cuda/tests/lab$lab-lying-runner
 out=build/cuda/timing-bound
 mkdir -p $out
 fail=0
@@ -22,6 +24,7 @@ for size in $sizes; do
   sz=""; [ "$size" = default ] || sz="--size $size"
   for scale in 1 0.95 0.9 0.5; do
     json=$out/lab$lab-$size-$scale.json
+    runner=$lying; [ "$scale" = 1 ] && runner=$honest
     CUDALAB_TEST_REPORT_SCALE=$scale $check --runner $runner --timing-only --seed 16 $sz --json $json > $json.log 2>&1
     got=$(status_of $json 2> $json.note)
     want=refused; [ "$scale" = 1 ] && want=measured

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "report_channel.h"
+#include "checker/report/report_channel.h"
 
 static std::string seen_by_initializer() {
   std::string seen;

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util.h"
+#include "results/util.h"
 
 using namespace grading;
 using nlohmann::json;

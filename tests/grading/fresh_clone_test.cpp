@@ -23,7 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
-#include "util.h"
+#include "results/util.h"
 
 using namespace grading;
 using nlohmann::json;

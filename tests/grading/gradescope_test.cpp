@@ -12,7 +12,7 @@
 #include <string>
 
 #include "shipped_stub.h"
-#include "util.h"
+#include "results/util.h"
 
 using namespace grading;
 using grading_test::committed_file;

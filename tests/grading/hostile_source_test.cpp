@@ -7,8 +7,8 @@
 
 #include <fstream>
 
-#include "static_rules.h"
-#include "util.h"
+#include "grader/static_rules.h"
+#include "results/util.h"
 
 using namespace grading;
 
@@ -24,12 +24,12 @@ std::vector<Rejection> judge(const std::string& text) {
   if (!text_rules.empty()) return text_rules;
   fs::create_directories(kDir);
   write_file_atomic(kDir / "lab1_naive_sum.cu", text);
-  const std::string cmd = "g++ -std=c++20 -DCUDALAB_BACKEND_CPU=1 -I" + (kRepo / "harness/cpu/include").string() + " -I" +
+  const std::string cmd = "g++ -std=c++20 -DCUDALAB_BACKEND_CPU=1 -I" + (kRepo / "harness/runner/emulator/include").string() + " -I" +
                           (kRepo / "harness/include").string() + " -E -MD -MF " + (kDir / "deps.d").string() + " -o " +
                           (kDir / "expanded.ii").string() + " -x c++ " + (kDir / "lab1_naive_sum.cu").string() + " 2>/dev/null";
   if (std::system(cmd.c_str()) != 0) return {{"does_not_preprocess", ""}};
   return check_compiler_view(*read_file(kDir / "expanded.ii"), *read_file(kDir / "deps.d"), (kDir / "lab1_naive_sum.cu").string(),
-                             {(kRepo / "harness/include").string() + "/", (kRepo / "harness/cpu/include").string() + "/", "/usr/"});
+                             {(kRepo / "harness/include").string() + "/", (kRepo / "harness/runner/emulator/include").string() + "/", "/usr/"});
 }
 
 std::string rule_of(const std::string& text) {

@@ -27,10 +27,10 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
-#include "grade_student.h"
 #include "leftovers.h"
 #include "shipped_stub.h"
-#include "util.h"
+#include "grader/grade_student.h"
+#include "results/util.h"
 
 using namespace grading;
 using namespace grading_test;

@@ -22,8 +22,8 @@
 #include <thread>
 
 #include "leftovers.h"
-#include "process.h"
-#include "util.h"
+#include "grader/process.h"
+#include "results/util.h"
 
 using namespace grading;
 using namespace grading_test;

@@ -4,19 +4,19 @@
 
 #include <fstream>
 
-#include "discover.h"
-#include "emulator_meeting.h"
-#include "emulator_verdicts.h"
-#include "grade_student.h"
-#include "lab_report.h"
-#include "result.h"
-#include "rubric.h"
-#include "scoring.h"
-#include "source_text.h"
-#include "static_rules.h"
-#include "util.h"
-#include "verdict_frame.h"
-#include "writers.h"
+#include "grader/discover.h"
+#include "grader/emulator_meeting.h"
+#include "grader/grade_student.h"
+#include "grader/source_text.h"
+#include "grader/static_rules.h"
+#include "grader/verdict_frame.h"
+#include "results/emulator_verdicts.h"
+#include "results/lab_report.h"
+#include "results/result.h"
+#include "results/rubric.h"
+#include "results/scoring.h"
+#include "results/util.h"
+#include "results/writers.h"
 
 using namespace grading;
 

@@ -4,9 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "process.h"
-#include "util.h"
-#include "verdict_frame.h"
+#include "grader/process.h"
+#include "grader/verdict_frame.h"
+#include "results/util.h"
 
 using namespace grading;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <system_error>
 
-#include "util.h"
+#include "results/util.h"
 
 namespace grading_test {
 

@@ -57,7 +57,7 @@ Run run_binary(const std::string& runner, int lab, bool timed = false, const std
 bool have_binary(const std::string& path) { return std::ifstream(path).good(); }
 
 // The per-check limit the grader sets from the reference solution's own run: 10 s plus 3 times
-// that run's length (grading/src/grader.cpp), the reference measured here, once per lab.
+// that run's length (grading/grader/grader.cpp), the reference measured here, once per lab.
 int grader_check_limit(int lab) {
   static std::map<int, int> limits;
   if (!limits.count(lab)) {

@@ -14,12 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "lab_call.h"
-#include "matrix_reference.h"
-#include "protocol.h"
-#include "runner_process.h"
-#include "runner_session.h"
-#include "timed_call.h"
+#include "checker/calls/lab_call.h"
+#include "checker/calls/runner_process.h"
+#include "checker/calls/runner_session.h"
+#include "checker/judging/matrix_reference.h"
+#include "checker/timing/timed_call.h"
+#include "labs/lab4/call.h"
+#include "wire/fill.h"
+#include "wire/protocol.h"
 
 using namespace cudalab;
 
@@ -37,15 +39,15 @@ RunnerConfig config_for(const std::string& program) {
   return c;
 }
 
-wire::Fill input_fill(uint64_t seed) { return uniform_fill(seed, 1, 1.0f, 2.0f); }
+wire::Fill input_fill(uint64_t seed) { return wire::uniform_fill(seed, 1, 1.0f, 2.0f); }
 
-// A call as lab 4's timing makes it (suites/lab4_timing.cu), at a size the emulator runs quickly.
+// A call as lab 4's timing makes it (labs/lab4/timing.cu), at a size the emulator runs quickly.
 LabCall transpose_call(size_t rows, size_t cols, uint64_t seed) {
-  LabCall call("lab4::transpose", 4);
-  call.random_input("the input matrix", wire::ElemType::F32, rows * cols, input_fill(seed));
-  call.sampled_output("d_out", rows * cols, 4096);
-  call.scalar(int64_t(rows));
-  call.scalar(int64_t(cols));
+  LabCall call(lab4_call::kCall);
+  call.random_input(lab4_call::kIn, rows * cols, input_fill(seed));
+  call.sampled_output(lab4_call::kOut, rows * cols, 4096);
+  call.scalar(lab4_call::kRows, int64_t(rows));
+  call.scalar(lab4_call::kCols, int64_t(cols));
   return call;
 }
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "diagnose.h"
-#include "sum_reference.h"
+#include "checker/judging/diagnose.h"
+#include "checker/judging/sum_reference.h"
 
 using namespace cudalab;
 

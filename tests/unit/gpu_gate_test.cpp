@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "gpu_gate.h"
+#include "checker/timing/gpu_gate.h"
 
 using namespace cudalab;
 

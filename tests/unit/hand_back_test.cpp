@@ -1,4 +1,4 @@
-// A timed batch's hand-back (common/protocol.h): which calls' outputs come back and which elements
+// A timed batch's hand-back (wire/protocol.h): which calls' outputs come back and which elements
 // of their sampled outputs, sent after "done". The runner trusts none of it unchecked: an index
 // past its buffer, a list of the wrong length or a hand-back for another batch is a ProtocolError.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol.h"
+#include "wire/protocol.h"
 
 using namespace cudalab;
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "json_writer.h"
-#include "run_record.h"
+#include "checker/report/json_writer.h"
+#include "checker/report/run_record.h"
 
 using namespace cudalab;
 

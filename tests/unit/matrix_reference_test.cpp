@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "lab_call.h"
-#include "matrix_reference.h"
+#include "checker/calls/lab_call.h"
+#include "checker/judging/matrix_reference.h"
 
 using namespace cudalab;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "options.h"
+#include "checker/core/options.h"
 
 using namespace cudalab;
 

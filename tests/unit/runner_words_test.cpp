@@ -1,4 +1,4 @@
-// The report in the checker's own words (check/runner_words.h): what the runner says is data the
+// The report in the checker's own words (checker/calls/runner_words.h): what the runner says is data the
 // checker checks, never a sentence it repeats; and the protocol carries that data.
 #include <doctest/doctest.h>
 
@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "index_width.h"
-#include "protocol.h"
-#include "runner_words.h"
+#include "checker/calls/runner_words.h"
+#include "checker/judging/index_width.h"
+#include "wire/protocol.h"
 
 using namespace cudalab;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "sanitizer_digest.h"
+#include "checker/calls/sanitizer_digest.h"
 
 using namespace cudalab;
 
@@ -11,20 +11,20 @@ WARNING: ThreadSanitizer: data race (pid=32435)
   Write of size 4 at 0x7ff450d1d4d4 by thread T2:
     #0 shared_sum_kernel(float const*, float*, unsigned long) /tmp/nobar/lab2.cu:116 (runner-race+0x4417)
     #1 operator()<float const*&, float*&, long unsigned int&> /tmp/nobar/lab2.cu:126 (runner-race+0x4480)
-    #6 operator() harness/cpu/include/cuda_runtime.h:285 (runner-race+0x4480)
-    #9 runner_loop harness/cpu/emulator.cpp:432 (runner-race+0x28014)
+    #6 operator() harness/runner/emulator/include/cuda_runtime.h:285 (runner-race+0x4480)
+    #9 runner_loop harness/runner/emulator/emulator.cpp:432 (runner-race+0x28014)
 
   Previous read of size 4 at 0x7ff450d1d4d4 by thread T1:
     #0 shared_sum_kernel(float const*, float*, unsigned long) /tmp/nobar/lab2.cu:114 (runner-race+0x4417)
-    #9 runner_loop harness/cpu/emulator.cpp:432 (runner-race+0x28014)
+    #9 runner_loop harness/runner/emulator/emulator.cpp:432 (runner-race+0x28014)
 
   Location is TLS of main thread.
 
   Thread T2 'CUDA thread (1,0,0) or another 97-th after it' (tid=0, running) created by main thread at:
-    #0 runner_loop harness/cpu/emulator.cpp:421 (runner-race+0x281b1)
+    #0 runner_loop harness/runner/emulator/emulator.cpp:421 (runner-race+0x281b1)
 
   Thread T1 'CUDA thread (0,0,0)' (tid=0, running) created by main thread at:
-    #0 runner_loop harness/cpu/emulator.cpp:421 (runner-race+0x281b1)
+    #0 runner_loop harness/runner/emulator/emulator.cpp:421 (runner-race+0x281b1)
 
 SUMMARY: ThreadSanitizer: data race /tmp/nobar/lab2.cu:116 in shared_sum_kernel(float const*, float*, unsigned long)
 ==================

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "random.h"
-#include "stats.h"
+#include "checker/timing/stats.h"
+#include "wire/random.h"
 
 using namespace cudalab;
 

@@ -1,10 +1,10 @@
-// The checker's clock against the runner's report (check/timing_bound.h): what is refused, what
+// The checker's clock against the runner's report (checker/timing/timing_bound.h): what is refused, what
 // an honest run gets through, at every timed size, sub-millisecond kernels included.
 #include <doctest/doctest.h>
 
 #include <random>
 
-#include "timing_bound.h"
+#include "checker/timing/timing_bound.h"
 
 using namespace cudalab;
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "tolerance.h"
+#include "checker/judging/tolerance.h"
 
 using namespace cudalab;
 

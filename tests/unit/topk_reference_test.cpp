@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "fill.h"
-#include "topk_reference.h"
+#include "wire/fill.h"
+#include "checker/judging/topk_reference.h"
 
 using namespace cudalab;
 

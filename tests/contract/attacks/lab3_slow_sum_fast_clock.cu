@@ -4,7 +4,7 @@
 // 0.5 ms let anything through below a millisecond; the floor, a third of a copy's time, sat
 // below the reference's own 0.1 ms): it earned 75.31 of 78 points. The contract refuses the
 // definition on both backends; were it linked, the checker's clock would refuse the time (a
-// batch of calls takes its real time on that clock: check/timing_bound.h).
+// batch of calls takes its real time on that clock: checker/timing/timing_bound.h).
 // expect: defines_reserved_name cudaEventElapsedTime
 #include "cudalab/lab3.h"
 

@@ -1,0 +1,634 @@
+#include "run_checks.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "options.h"
+#include "schedule_probe.h"
+#include "suite.h"
+#include "checker/calls/lab_call.h"
+#include "checker/calls/printable.h"
+#include "checker/calls/runner_session.h"
+#include "checker/calls/runner_words.h"
+#include "checker/calls/sanitizer_digest.h"
+#include "checker/report/report_channel.h"
+#include "checker/report/run_record.h"
+#include "checker/report/terminal_report.h"
+#include "checker/timing/gpu_gate.h"
+#include "wire/random.h"
+
+namespace cudalab {
+namespace {
+
+bool cpu_backend() {
+#ifdef CUDALAB_BACKEND_CPU
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string dims_text(const uint32_t d[3]) {
+  std::string t = std::to_string(d[0]);
+  if (d[1] != 1 || d[2] != 1)
+    t = "(" + t + ", " + std::to_string(d[1]) + (d[2] != 1 ? ", " + std::to_string(d[2]) : "") + ")";
+  return t;
+}
+
+// "2 launches: reduce_level_kernel<<<1025, 256>>>, reduce_level_kernel<<<2, 256>>>"
+std::string launch_summary(const std::vector<wire::Launch>& launches, uint64_t total) {
+  if (total == 0) return "";
+  std::string s = std::to_string(total) + (total == 1 ? " launch: " : " launches: ");
+  for (size_t i = 0; i < launches.size() && i < 4; ++i) {
+    const auto& l = launches[i];
+    s += (i ? ", " : "") + printable(l.kernel) + "<<<" + dims_text(l.grid) + ", " + dims_text(l.block) +
+         (l.shared_bytes ? ", " + std::to_string(l.shared_bytes) : "") + ">>>";
+  }
+  if (total > 4) s += ", ...";
+  return s;
+}
+
+// The cases this run executes: the suite's table, one --only case, or one --size case.
+CheckCase barriers_case();
+CheckCase races_case();
+
+std::vector<CheckCase> select_cases(const LabSuite& suite, const Options& opt) {
+  if (opt.timing_only) return {};
+  std::vector<CheckCase> cases = suite.cases;
+  if (opt.size) {
+    Shape shape{*opt.size};
+    if (shape.dims.size() != suite.size_dims)
+      throw UsageError{"lab " + std::to_string(suite.number) + " takes --size " + suite.size_syntax};
+    if (std::string why = suite.reject_shape ? suite.reject_shape(shape) : ""; !why.empty())
+      throw UsageError{"--size " + shape.text() + ": " + why};
+    cases = {CheckCase{"size", "the size you asked for with --size", shape, false}};
+  }
+  if (!opt.only.empty()) {
+    auto it = std::find_if(cases.begin(), cases.end(), [&](const CheckCase& c) { return c.id == opt.only; });
+    if (it == cases.end()) {
+      std::string ids;
+      for (const auto& c : suite.cases) ids += (ids.empty() ? "" : ", ") + c.id;
+      throw UsageError{"there is no check '" + opt.only + "' in lab " + std::to_string(suite.number) +
+                       "; the checks are: " + ids};
+    }
+    cases = {*it};
+  }
+  if (opt.largest)
+    cases.erase(std::remove_if(cases.begin(), cases.end(),
+                               [&](const CheckCase& c) { return c.shape.elements() > opt.largest; }),
+                cases.end());
+  if (!opt.size && opt.only.empty()) {
+    cases.push_back(barriers_case());
+    cases.push_back(races_case());
+  }
+  return cases;
+}
+
+// The checks whose verdict is made from the others' (barriers, races): they run last.
+bool verdict_over_run(const CheckCase& c) { return c.id == "barriers" || c.id == "races"; }
+
+// A verdict over the whole run: no barrier divergence in any check. The CPU backend's emulator
+// sees every __syncthreads() every thread reaches and notes a barrier that some threads of a
+// block never reach (inside an `if` not all of them enter, after a `return`); a GPU hangs or
+// goes on silently. A check of its own, so that a rubric can give it points.
+CheckCase barriers_case() {
+  CheckCase c{"barriers", "every thread of a block reaches the same __syncthreads()", Shape{}, false};
+  c.judged_by_emulator = true;  // a GPU lets exited threads pass a barrier: only the emulator sees them all
+  return c;
+}
+
+CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden) {
+  CheckResult r;
+  if (!cpu_backend()) {
+    r.status = Status::Skipped;
+    r.cause = Cause::NeedsEmulator;
+    r.message = "judged on the CPU backend; on a GPU, make labN CHECK=synccheck finds barrier divergence";
+    return r;
+  }
+  // One note per barrier (file:line), whichever block and check it came from.
+  std::vector<std::string> seen;
+  // A run in which nothing passed (a stub) has shown no barrier worth judging. A check failed
+  // for a race alone (CHECK=race) saw the kernel at work all the same.
+  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) {
+        return o.result.status == Status::Pass || o.result.cause == Cause::Race;
+      })) {
+    r.status = Status::NotRun;
+    r.cause = Cause::NotJudged;
+    r.message = "not judged: no check passed, so no barrier of yours was seen at work";
+    return r;
+  }
+  for (const auto& o : done) {
+    // A hidden check's notes are its own: a visible verdict never quotes one.
+    if (std::find(hidden.begin(), hidden.end(), o.check.id) != hidden.end()) continue;
+    for (const auto& n : o.result.notes) {
+      const size_t at = n.find("barrier divergence at ");
+      if (at == std::string::npos) continue;
+      const std::string where = n.substr(at, n.find(' ', at + 22) - at);
+      if (std::find(seen.begin(), seen.end(), where) != seen.end()) continue;
+      seen.push_back(where);
+      r.notes.push_back(n);
+    }
+  }
+  if (r.notes.empty()) {
+    r.status = Status::Pass;
+    r.message = "every thread reached every __syncthreads() of its block, in every check";
+  } else {
+    r.status = Status::Fail;
+    r.cause = Cause::BarrierDivergence;
+    r.message = "barrier divergence: some threads of a block skipped a __syncthreads() the others waited at. A GPU "
+                "does not define what happens then (a hang, or wrong results); move the barrier out of the if";
+  }
+  return r;
+}
+
+// A verdict over the whole run: no data race in any check. Only the CPU backend's race detector
+// (CHECK=race) sees every access of every thread: a race can give right answers in the order one
+// machine happens to run blocks (a level of lab 3 that sums its input in place passes in block
+// order, on the emulator and on an H100 alike), so the outputs cannot judge it. A check of its
+// own, so that a rubric can give it points; the grader takes it from a run under the detector.
+CheckCase races_case() {
+  CheckCase c{"races", "no two threads touch the same memory unordered, one of them writing", Shape{}, false};
+  c.judged_by_emulator = true;  // only the emulator's race detector watches every access
+  return c;
+}
+
+// Which check to quote: the first whose race the detector named (both lines, the memory), else
+// the first race the order of blocks showed. Hidden checks' words never reach a visible verdict.
+const CheckOutcome* first_race(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden) {
+  const CheckOutcome* seen = nullptr;
+  for (const auto& o : done) {
+    if (o.result.cause != Cause::Race || std::find(hidden.begin(), hidden.end(), o.check.id) != hidden.end()) continue;
+    if (is_race_note(o.result.message)) return &o;
+    if (!seen) seen = &o;
+  }
+  return seen;
+}
+
+CheckResult races_verdict(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden, int lab,
+                          bool detector) {
+  CheckResult r;
+  if (!detector) {
+    r.status = Status::Skipped;
+    r.cause = Cause::NeedsEmulator;
+    r.message = cpu_backend() ? "judged under the race detector: make lab" + std::to_string(lab) + " CHECK=race runs it"
+                              : "judged by the CPU backend's race detector (make lab" + std::to_string(lab) +
+                                    " BACKEND=cpu CHECK=race); on a GPU, CHECK=racecheck sees shared memory only";
+    return r;
+  }
+  if (const CheckOutcome* race = first_race(done, hidden)) {
+    r.status = Status::Fail;
+    r.cause = Cause::Race;
+    // The first line names the race: both lines and the memory, when the detector named them.
+    r.message = race->result.message;
+    std::vector<std::string> where;
+    for (const auto& o : done)
+      if (o.result.cause == Cause::Race && std::find(hidden.begin(), hidden.end(), o.check.id) == hidden.end())
+        where.push_back(o.check.id);
+    std::string list;
+    for (size_t i = 0; i < where.size() && i < 3; ++i) list += (i ? ", " : "") + where[i];
+    if (where.size() > 3) list += " and " + std::to_string(where.size() - 3) + " more";
+    r.notes.push_back(std::string(where.size() == 1 ? "seen in check " : "seen in checks ") + list);
+    return r;
+  }
+  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) { return o.result.status == Status::Pass; })) {
+    r.status = Status::NotRun;
+    r.cause = Cause::NotJudged;
+    r.message = "not judged: no check passed, so no kernel of yours was seen at work";
+    return r;
+  }
+  r.status = Status::Pass;
+  r.message = "the race detector watched every access of every thread, in every check: no race";
+  return r;
+}
+
+// The checks the CPU backend never runs, whatever --all says: too large to emulate in the time
+// a check has. --list marks them and the report says so before the first check.
+bool skipped_here(const CheckCase& c) { return cpu_backend() && c.large; }
+size_t count_skipped_here(const std::vector<CheckCase>& cases) {
+  return size_t(std::count_if(cases.begin(), cases.end(), skipped_here));
+}
+std::string skipped_here_note(size_t n) {
+  return std::to_string(n) + (n == 1 ? " check is" : " checks are") +
+         " too large to emulate on the CPU backend in the time a check has: skipped, with or without "
+         "--all (they run on a GPU)";
+}
+
+CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
+  CheckResult r;
+  uint64_t ignored = 0;
+  take_last_launches(ignored);
+  if (skipped_here(c)) {
+    if (suite.judge_unemulated)
+      if (std::optional<CheckResult> judged = suite.judge_unemulated(c)) return *judged;
+    r.status = Status::Skipped;
+    r.cause = Cause::TooLarge;
+    r.message = "skipped: too large to emulate on the CPU; runs on a GPU";
+    return r;
+  }
+  try {
+    r = suite.run(c, derive_seed(seed, c.id.c_str()));
+    if (schedule_probe_applies(c)) {
+      uint64_t total = 0;
+      const auto launches = take_last_launches(total);  // the in-order run's, for the report
+      probe_schedules(suite, c, derive_seed(seed, c.id.c_str()), r);
+      r.launches = launch_summary(launches, total);
+      return r;
+    }
+  } catch (const LabCallFailure& f) {
+    r = CheckResult{};
+    r.status = Status::Error;
+    r.cause = cause_of(f.kind);
+    r.message = f.what();
+    r.notes = f.notes;
+    if (f.kind == LabCallFailure::Kind::ContextLost) {
+      context_lost = true;
+      r.notes.push_back("this error breaks the GPU context: the next check runs in a fresh process");
+    }
+  } catch (const std::exception& e) {
+    r = CheckResult{};
+    r.status = Status::Error;
+    r.cause = Cause::CheckerError;
+    r.message = e.what();
+  }
+  uint64_t total = 0;
+  const auto launches = take_last_launches(total);
+  r.launches = launch_summary(launches, total);
+  return r;
+}
+
+// The checks worth leaving out when smaller ones already fail: the CPU backend's `large` ones,
+// and any case of 2^24 elements or more (2^30 MACs for a matrix product), which take seconds
+// of input generation and reference work while the small ones take milliseconds.
+bool expensive(const CheckCase& c) {
+  if (c.large) return true;
+  if (c.shape.dims.empty()) return false;
+  const double work = c.shape.dims.size() == 3 ? double(c.shape.dims[0]) * c.shape.dims[1] * c.shape.dims[2]
+                                               : double(c.shape.elements());
+  return work >= (c.shape.dims.size() == 3 ? double(size_t(1) << 30) : double(size_t(1) << 24));
+}
+
+// A race the CPU backend's detector named (CHECK=race) is the bug to name, whatever the outputs
+// say: the check fails with its two lines; a wrong result stays as its symptom.
+void fail_on_race(const std::string& check_id, CheckResult& r) {
+  static std::map<std::string, std::string> first_check;  // race -> the check it was told in full under
+  if (r.status != Status::Pass && r.status != Status::Fail) return;  // errors speak for themselves
+  // (The schedule probe keeps the reversed run's notes when only that run failed.)
+  const std::string reversed = "reversed: ";
+  auto it = std::find_if(r.notes.begin(), r.notes.end(), [&](const std::string& n) {
+    return is_race_note(n) || (n.rfind(reversed, 0) == 0 && is_race_note(n.substr(reversed.size())));
+  });
+  if (it == r.notes.end()) return;
+  std::string race = it->rfind(reversed, 0) == 0 ? it->substr(reversed.size()) : *it;
+  r.notes.erase(it);
+  if (r.status == Status::Fail) r.notes.insert(r.notes.begin(), "what it did to the result: " + r.message);
+  r.status = Status::Fail;
+  r.cause = Cause::Race;
+  // Said in full once; later checks name the lines only ("a data race on shared memory: a write
+  // at X and an atomic update at Y"), whichever threads met there.
+  const std::string lines = race.substr(0, race.find(" touch the same memory"));
+  auto [seen, fresh] = first_check.emplace(lines, check_id);
+  r.message = fresh ? race : lines + ": the same race as check " + seen->second;
+}
+
+// Too slow under CHECK=race, where every access of lab code goes through the detector: 2^24
+// elements, or 2^28 multiply-adds (a 1000^3 product's shared-memory tiles take 80 s there).
+bool slow_under_race_detector(const CheckCase& c) {
+  if (c.shape.dims.empty()) return false;
+  return c.shape.dims.size() == 3
+             ? double(c.shape.dims[0]) * c.shape.dims[1] * c.shape.dims[2] >= double(size_t(1) << 28)
+             : double(c.shape.elements()) >= double(size_t(1) << 24);
+}
+
+CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
+  const auto start = std::chrono::steady_clock::now();
+  take_last_runner_words();  // an earlier check's
+  CheckResult r = run_one_untimed(suite, c, seed, context_lost);
+  fail_on_race(c.id, r);
+  // A suite's own wording of a failure (a histogram's counts, a sum's value) is about values.
+  if (r.status == Status::Fail && r.cause == Cause::None) r.cause = Cause::WrongValues;
+  if (r.status == Status::Pass) r.cause = Cause::None;
+  r.runner_words = take_last_runner_words();
+  if (!runner_words_allowed()) r.runner_words.clear();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+// The order checks run in: the suite's, except that the grader's hidden checks come after every
+// other (the runner has then seen no hidden input while the visible checks ran); "barriers" and
+// "races", verdicts over the others, stay last.
+std::vector<size_t> run_order(const std::vector<CheckCase>& cases, const std::vector<std::string>& hidden) {
+  auto is_hidden = [&](const CheckCase& c) { return std::find(hidden.begin(), hidden.end(), c.id) != hidden.end(); };
+  std::vector<size_t> order;
+  for (int pass = 0; pass < 3; ++pass)
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const int want = verdict_over_run(cases[i]) ? 2 : is_hidden(cases[i]) ? 1 : 0;
+      if (want == pass) order.push_back(i);
+    }
+  return order;
+}
+
+TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed) {
+  TimingReport t;
+  if (!opt.timing) {
+    t.status = "skipped";
+    t.note = "not timed (--no-timing)";
+    return t;
+  }
+  if (cpu_backend()) {
+    t.status = "emulated";
+    t.note = "emulated: no speedup measured (the CPU backend checks correctness; time your code on a GPU)";
+    return t;
+  }
+  // Say why, for each reason: "fix the failing checks" is no help when no check could run.
+  if (!rec.device.usable) {
+    t.status = "skipped";
+    t.note = "not timed: there is no usable GPU (see the message above)";
+    return t;
+  }
+  if (rec.count(Status::Pass) + rec.count(Status::Skipped) != rec.checks.size()) {
+    t.status = "skipped";
+    t.note = "not timed: fix the failing checks first (the speed of a wrong answer means nothing)";
+    return t;
+  }
+#ifndef CUDALAB_BACKEND_CPU
+  try {
+    TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only};
+    const GpuGate turn(opt.gpu_gate);  // the runner is up (its hello came): only the timing waits
+    t = lab_timing(req);
+  } catch (const std::exception& e) {
+    t = TimingReport{};
+    t.status = "error";
+    t.note = std::string("timing stopped: ") + e.what();
+  }
+#else
+  (void)seed;
+#endif
+  return t;
+}
+
+// CHECK=race/asan: the sanitizer's reports during this check, a line per distinct finding; a
+// finding already shown under an earlier check of this run (`first_check`: finding key -> the
+// check it was first shown under) points back to it.
+void add_sanitizer_findings(const std::string& dir, const std::string& check_id, CheckResult& r,
+                            std::map<std::string, std::string>& first_check) {
+  for (const auto& f : take_sanitizer_reports(dir)) {
+    const std::string count = f.reports > 1 ? " (" + std::to_string(f.reports) + " reports like it)" : "";
+    auto [it, fresh] = first_check.emplace(f.key, check_id);
+    if (fresh) {
+      r.sanitizer.push_back(f.text + count);
+      if (first_check.size() == 1) r.sanitizer.push_back("every report in full: " + sanitizer_full_log(dir));
+    } else if (r.status != Status::Pass) {  // under a failure, the likely cause; a pass needs no repeat
+      r.sanitizer.push_back(f.text.substr(0, f.text.find(':')) + ": the same finding as under check " + it->second + count);
+    }
+  }
+}
+
+// The runner make builds beside this checker: build/<backend>/check/labN serves
+// build/<backend>/labs/labN-runner unless --runner names another.
+std::string default_runner_path(const std::string& checker) {
+  std::string dir = checker.substr(0, checker.find_last_of('/') + 1);
+  std::string name = checker.substr(checker.find_last_of('/') + 1);
+  if (dir.size() >= 6 && dir.compare(dir.size() - 6, 6, "check/") == 0) dir = dir.substr(0, dir.size() - 6) + "labs/";
+  return dir + name + "-runner";
+}
+
+// The command line, checked: the options, the cases to run, and whether to stop at once (an exit
+// status: usage, --help or --list) instead of running them.
+std::optional<int> parse_command_line(const LabSuite& suite, int argc, char** argv, Options& opt,
+                                      std::vector<CheckCase>& cases) {
+  try {
+    opt = parse_options(argc, argv);
+    if (opt.help) {
+      std::fputs(usage_text(argv[0], suite.number, suite.size_syntax).c_str(), stdout);
+      return kAllPassed;
+    }
+    cases = select_cases(suite, opt);
+    if (!opt.schedule.empty()) {
+#ifdef CUDALAB_BACKEND_CPU
+      const std::string& s = opt.schedule;
+      const bool known = s == "in-order" || s == "reverse" ||
+                         (s.rfind("random:", 0) == 0 && s.size() > 7 &&
+                          s.find_first_not_of("0123456789", 7) == std::string::npos);
+      if (!known) throw UsageError{"--schedule '" + opt.schedule + "': use in-order, reverse or random:SEED"};
+#else
+      throw UsageError{"--schedule changes the CPU backend's thread order; a GPU schedules threads itself"};
+#endif
+    }
+    for (const auto& id : opt.hidden_checks) {
+      const bool known = id == "barriers" || id == "races" || std::any_of(suite.cases.begin(), suite.cases.end(),
+                                                         [&](const CheckCase& c) { return c.id == id; });
+      if (!known) throw UsageError{"--hidden-checks: there is no check '" + id + "' in lab " + std::to_string(suite.number)};
+    }
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.message.c_str());
+    return kUsage;
+  }
+  if (opt.list) {
+    std::vector<CheckCase> all = suite.cases;
+    all.push_back(barriers_case());
+    all.push_back(races_case());
+    for (const auto& c : all)
+      std::printf("%-26s %-24s %s%s\n", c.id.c_str(), c.shape.text().c_str(), c.title.c_str(),
+                  skipped_here(c) ? "  [the CPU backend skips it: too large to emulate]" : "");
+    if (const size_t n = count_skipped_here(all))
+      std::printf("\n%s\n", skipped_here_note(n).c_str());
+    return kAllPassed;
+  }
+  return std::nullopt;
+}
+
+// The kernel runner (the lab file's own process, harness/runner), configured and asked to introduce
+// itself: its first words say where kernels run. Returns why it could not start ("" when it did);
+// a runner that does not start is every check's error.
+std::string start_runner(const LabSuite& suite, const Options& opt, const char* program, RunRecord& rec) {
+  const bool hidden_run = !opt.hidden_checks.empty();
+  RunnerConfig runner_cfg;
+  runner_cfg.program = opt.runner.empty() ? default_runner_path(program) : opt.runner;
+  runner_cfg.wrap = opt.runner_wrap;
+  runner_cfg.timeout_seconds = opt.check_timeout;
+  runner_cfg.schedule = opt.schedule;  // travels in each request: nothing in the runner's environment decides it
+  if (!opt.sanitizer_log.empty()) {
+    ::mkdir(opt.sanitizer_log.c_str(), 0700);
+    take_sanitizer_reports(opt.sanitizer_log);  // an earlier run's, if any
+    for (auto& e : sanitizer_log_env(opt.sanitizer_log)) runner_cfg.extra_env.push_back(e);
+  }
+  runner_configure(runner_cfg, suite.number);
+  try {
+    const wire::Hello& hello = runner().hello();
+    // The lab file: the caller's word when it gives one; else the runner's, but not with hidden
+    // checks (the checker would read whatever file the runner named, and say which of its words
+    // are in it).
+    set_lab_source(read_lab_source(!opt.source.empty() ? opt.source : hidden_run ? std::string() : hello.source));
+    rec.source = !opt.source.empty() ? lab_source().shown : printable(hello.source, 200);
+    rec.tool = printable(hello.tool, 200);
+    set_race_detector_running(hello.tool.find("(CHECK=race)") != std::string::npos);
+    rec.device = hello.device;
+    rec.device.name = printable(rec.device.name, 100);
+    rec.device.driver_version = printable(rec.device.driver_version, 16);
+    rec.device.runtime_version = printable(rec.device.runtime_version, 16);
+    if (!rec.device.usable)
+      rec.device.problem = hidden_run ? std::string("the kernel runner found no usable GPU")
+                                      : cut_runner_words(rec.device.problem);
+    return "";
+  } catch (const std::exception& e) {
+    rec.device.usable = false;
+    rec.device.problem = e.what();
+    return e.what();
+  }
+}
+
+// Every case, not run: there is no usable GPU, or no runner.
+void record_not_run(const std::vector<CheckCase>& cases, const std::string& runner_problem, RunRecord& rec,
+                    TerminalReport& out) {
+  out.line("  " + rec.device.problem);
+  out.line("");
+  for (const auto& c : cases) {
+    CheckResult r;
+    r.status = Status::NotRun;
+    r.cause = Cause::NoRunner;
+    r.message = "not run: " + (runner_problem.empty() ? std::string("no usable GPU") : runner_problem);
+    rec.checks.push_back({c, r});
+  }
+}
+
+// An error that repeats an earlier check's word for word (a kernel that faults at every size)
+// points back to the first instead of saying it all again.
+void point_back_to_same_error(const std::string& check_id, CheckResult& r, std::string& last_error,
+                              std::string& last_error_check) {
+  if (r.status == Status::Error && r.message == last_error) {
+    r.message = "the same error as check " + last_error_check;
+    r.notes.clear();
+    r.runner_words.clear();
+  } else if (r.status == Status::Error) {
+    last_error = r.message;
+    last_error_check = check_id;
+  } else {
+    last_error.clear();
+  }
+}
+
+// The cases in run order (hidden checks last), each recorded and printed as it finishes; the
+// record keeps the suite's order. Returns whether a check lost the GPU context.
+bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<CheckCase>& cases, RunRecord& rec,
+               TerminalReport& out) {
+  bool context_lost = false;
+  std::string last_error, last_error_check;  // one message per cause (below)
+  std::map<std::string, std::string> findings_shown;  // the sanitizer's, by key: the check each was first shown under
+  // Fail fast, for a student at a terminal: once a check has failed, the expensive ones are
+  // left out (--all runs them). Anything reading a pipe or a file (the grader, the tests)
+  // gets every check.
+  const bool fail_fast = !opt.all && isatty(STDOUT_FILENO);
+  const bool race_run = rec.tool.find("(CHECK=race)") != std::string::npos;
+  size_t left_out = 0;
+  if (const size_t n = count_skipped_here(cases)) {
+    out.line("  " + skipped_here_note(n));
+    out.line("");
+  }
+  std::vector<std::optional<CheckOutcome>> in_place(cases.size());
+  for (size_t index : run_order(cases, opt.hidden_checks)) {
+    const CheckCase& c = cases[index];
+    CheckResult r;
+    bool shown = true;
+    // (A check the CPU backend skips anyway is not "left out": --all would not run it.)
+    if (fail_fast && expensive(c) && !skipped_here(c) &&
+        rec.count(Status::Fail) + rec.count(Status::Error) + rec.count(Status::NotRun) > 0) {
+      r.status = Status::Skipped;
+      r.cause = Cause::LeftOut;
+      r.message = "left out: the smaller checks fail; --all runs them";
+      ++left_out;
+      shown = false;
+    } else if (race_run && slow_under_race_detector(c) && !c.large && !opt.all && opt.only.empty() && !opt.size) {
+      // Under CHECK=race every access goes through the detector (5 to 8 times slower, 8 bytes of
+      // shadow per byte touched): the large sizes, whose races the smaller ones show too, wait
+      // for a plain run unless asked for.
+      r.status = Status::Skipped;
+      r.cause = Cause::LeftOut;
+      r.message = "left out under CHECK=race: the race detector makes this size slow (make lab" +
+                  std::to_string(suite.number) + " runs it; ARGS=--all runs it here)";
+    } else {
+      r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks)
+          : c.id == "races"  ? races_verdict(rec.checks, opt.hidden_checks, suite.number, race_run)
+                             : run_one(suite, c, rec.seed, context_lost);
+      point_back_to_same_error(c.id, r, last_error, last_error_check);
+      // The sanitizer's reports are files the runner's process wrote: its words.
+      if (!opt.sanitizer_log.empty() && runner_words_allowed()) add_sanitizer_findings(opt.sanitizer_log, c.id, r, findings_shown);
+    }
+    rec.checks.push_back({c, r});
+    in_place[index] = rec.checks.back();
+    if (shown) out.check(rec.checks.back());
+  }
+  rec.checks.clear();
+  for (auto& o : in_place)
+    if (o) rec.checks.push_back(std::move(*o));
+  if (left_out)
+    out.line("  " + std::to_string(left_out) + (left_out == 1 ? " larger check" : " larger checks") +
+             " left out: the smaller checks fail (ARGS=--all runs them)");
+  return context_lost;
+}
+
+// The JSON report, to --json and to the grader's verdict channel; then the exit status.
+int report_and_exit_status(const Options& opt, const RunRecord& rec, const std::string& runner_problem,
+                           bool context_lost) {
+  std::string json = to_json(rec);
+  if (!opt.json_path.empty()) {
+    std::ofstream f(opt.json_path);
+    if (!(f << json << "\n")) std::fprintf(stderr, "could not write the JSON report to %s\n", opt.json_path.c_str());
+  }
+  report_channel_send(json);
+  if (!rec.device.usable) return runner_problem.empty() ? kNoDevice : kCheckFailed;
+  if (context_lost) return kContextLost;
+  if (rec.timing.status == "wrong_answer") return kCheckFailed;
+  return rec.count(Status::Pass) + rec.count(Status::Skipped) == rec.checks.size() ? kAllPassed : kCheckFailed;
+}
+
+}  // namespace
+
+// The run in named phases: the command line, the runner, the checks, the timing, the report.
+int run_lab(int argc, char** argv) {
+  const LabSuite& suite = lab_suite();
+  Options opt;
+  std::vector<CheckCase> cases;
+  if (auto status = parse_command_line(suite, argc, argv, opt, cases)) return *status;
+  // With a hidden check in the run, the runner's own words stay out of the report entirely.
+  const bool hidden_run = !opt.hidden_checks.empty();
+  set_runner_words_allowed(!hidden_run);
+
+  RunRecord rec;
+  rec.lab = suite.number;
+  rec.title = suite.title;
+  rec.backend = cpu_backend() ? "cpu" : "cuda";
+  rec.program = argv[0];
+  rec.seed = opt.seed ? *opt.seed : fresh_seed();
+  const std::string runner_problem = start_runner(suite, opt, argv[0], rec);
+
+  size_t id_width = 10, size_width = 10;
+  for (const auto& c : cases) {
+    id_width = std::max(id_width, c.id.size());
+    size_width = std::max(size_width, c.shape.text().size() + 2);
+  }
+  TerminalReport out(stdout, id_width, size_width);
+  out.header(rec);
+  bool context_lost = false;
+  if (!rec.device.usable)
+    record_not_run(cases, runner_problem, rec, out);
+  else
+    context_lost = run_cases(suite, opt, cases, rec, out);
+  out.summary(rec);
+  const auto timing_start = std::chrono::steady_clock::now();
+  // A runner that served hidden checks does not time: a fresh one has seen none of their inputs.
+  if (hidden_run) runner_discard();
+  rec.timing = run_timing(opt, rec, rec.seed);
+  rec.timing.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_start).count();
+  out.timing(rec.timing);
+  runner_finish();
+  return report_and_exit_status(opt, rec, runner_problem, context_lost);
+}
+
+}  // namespace cudalab

@@ -1,0 +1,363 @@
+// The kernel runner: the lab file's process. It serves the checker's requests over the socket
+// on descriptor wire::kRunnerFd (harness/wire/protocol.h): make the buffers, call the lab's
+// entry point, record its launches, hand back outputs and guards; time repetitions.
+//
+// Nothing here is trusted: a lab file can change any of it. What the checker believes it
+// checks itself (outputs, guards, timing bounds); the verdict and its secret live only in the
+// checker. Started by the checker as `<runner> --serve`; run by hand it says what it is.
+#include <cuda_runtime.h>
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device_buffers.h"
+#include "lab_entry.h"
+#include "launch_record.h"
+#include "runner_parts.h"
+#include "cudalab/launch_check.h"
+#include "wire/cuda_errors.h"
+#include "wire/protocol.h"
+#ifdef CUDALAB_BACKEND_CPU
+#include "runner/emulator/control.h"
+#endif
+
+namespace cudalab {
+// Recorded by launch_check.h when the lab file is compiled with CUDALAB_SOURCE_FILE.
+static const char* g_source_file = "";
+const char* note_source_file(const char* path) { return g_source_file = path; }
+}  // namespace cudalab
+
+namespace cudalab::run {
+namespace {
+
+// The shared memory of one request, mapped for its duration.
+struct SharedMemory {
+  uint8_t* p = nullptr;
+  size_t bytes = 0;
+  SharedMemory(int fd, uint64_t want) {
+    struct stat st {};
+    if (fd < 0 || fstat(fd, &st) != 0 || uint64_t(st.st_size) < want) throw wire::ProtocolError("no shared memory came with the request");
+    bytes = size_t(want);
+    if (bytes) {
+      void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (m == MAP_FAILED) throw wire::ProtocolError("could not map the shared memory");
+      p = static_cast<uint8_t*>(m);
+    }
+    close(fd);
+  }
+  ~SharedMemory() {
+    if (p) munmap(p, bytes);
+  }
+};
+
+// Never destroyed: its memory goes back explicitly at Quit, before the CUDA runtime's (or the
+// emulator's) own statics are torn down.
+DeviceBuffers& g_buffers = *new DeviceBuffers;
+
+// Runs body; a failure becomes the reply's outcome and message.
+template <class F>
+void guarded(wire::CallReply& reply, F&& body) {
+  try {
+    body();
+  } catch (const CudaFailure& f) {
+    reply.outcome = wire::Outcome::CudaError;
+    reply.message = f.what();
+    reply.context_lost = f.context_lost;
+    reply.failure.cause = wire::Cause(uint8_t(f.where));
+    reply.failure.cuda_code = int32_t(f.code);
+    reply.failure.call = f.call;
+    reply.failure.kernel = f.kernel;
+    reply.failure.file = f.file;
+    reply.failure.line = f.line > 0 ? uint32_t(f.line) : 0;
+  } catch (const BadRequest& e) {
+    reply.outcome = wire::Outcome::BadRequest;
+    reply.message = e.what();
+    reply.failure.cause = wire::Cause::BadRequest;
+  } catch (const std::exception& e) {
+    reply.outcome = wire::Outcome::Exception;
+    reply.message = std::string("your code threw an exception: ") + e.what();
+    reply.failure.cause = wire::Cause::Exception;
+  } catch (...) {
+    reply.outcome = wire::Outcome::Exception;
+    reply.message = "your code threw something that is not a std::exception";
+    reply.failure.cause = wire::Cause::OtherThrow;
+  }
+}
+
+// A CUDA failure while the lab's host function ran is the lab call's, unless it says better.
+template <class F>
+void as_lab_call(F&& body) {
+  try {
+    body();
+  } catch (CudaFailure& f) {
+    if (f.where == CudaFailure::Where::Runner) f.where = CudaFailure::Where::LabCall;
+    throw;
+  }
+}
+
+// One call of the lab's entry point, with the launch record around it. The GPU is
+// synchronized before the call returns, so work on any stream is finished.
+void call_entry(const wire::CallRequest& q, wire::CallReply& reply) {
+  EntryArgs args;
+  args.buffers = g_buffers.pointers();
+  args.request = &q;
+  set_sync_after_launch(q.sync_after_launch);
+  const unsigned threads_before = host_thread_count();
+  launch_record_start();
+  try {
+    as_lab_call([&] {
+      call_lab_function(entry_signature().function, [&] { run_lab_host_code(q, args, [&] { call_lab_entry(args); }); });
+    });
+  } catch (...) {
+    launch_record_stop();
+    throw;
+  }
+  launch_record_stop();
+  const unsigned threads_after = host_thread_count();
+  reply.threads_left = threads_after > threads_before ? threads_after - threads_before : 0;
+}
+
+void finish_reply(wire::CallReply& reply) {
+  reply.launches = launch_record_take(reply.launches_total);
+  reply.bytes_to_host = launch_record_bytes_to_host();
+#ifdef CUDALAB_BACKEND_CPU
+  reply.notes = cudalab_cpu::control::take_notes(true);
+  // The emulator's account of a fault (kernel, block, thread), unless the error says it already.
+  const std::string failure = cudalab_cpu::control::last_failure();
+  if (reply.outcome == wire::Outcome::CudaError && !failure.empty() &&
+      reply.message.find(failure.rfind("cudalab: ", 0) == 0 ? failure.substr(9) : failure) == std::string::npos)
+    reply.notes.insert(reply.notes.begin(), failure);
+#endif
+}
+
+// A request for another lab: the checker started the wrong runner.
+void refuse_other_lab(const wire::CallRequest& q) {
+  if (int(q.lab) != entry_signature().lab)
+    throw BadRequest("this runner serves lab " + std::to_string(entry_signature().lab));
+}
+
+void send_reply(int sock, wire::MessageType type, const wire::CallReply& reply) {
+  wire::Writer w;
+  wire::encode(w, reply);
+  wire::send_frame(sock, type, w.bytes());
+}
+
+void serve_call(int sock, const wire::Frame& f) {
+  wire::Reader r(f.payload);
+  const wire::CallRequest q = wire::decode_request(r);
+  SharedMemory shm(f.fd, q.shm_bytes);
+  wire::CallReply reply;
+  guarded(reply, [&] {
+    refuse_other_lab(q);
+    g_buffers.prepare(q, shm.p);
+    call_entry(q, reply);
+    g_buffers.write_back(q, shm.p);
+  });
+  finish_reply(reply);
+  send_reply(sock, wire::MessageType::CallReply, reply);
+}
+
+// A timed batch: R calls of the lab's host function back to back, each on buffers of its own
+// (fresh inputs from its own seed, outputs poisoned), all made before "ready" and the L2
+// flushed after them, so no call finds its inputs cached. On "go" the R calls run between two
+// CUDA events on the legacy default stream (every stream the lab's code makes is a blocking
+// one, see launch_record_gpu.cpp, so the stop event waits for work on all of them); "done"
+// carries the events' time for all R. Then the runner hands back the outputs and guards of the
+// calls the checker asks for (those it checks), of a large output only the elements it drew
+// (wire::HandBack). It decides after "done", so the lab's code cannot know which calls, nor
+// which elements, count. The checker's own clock runs
+// from "go" to "done" (checker/timing/timed_call.cpp): what is reported here is only believed within it.
+//
+// Nothing but the lab's calls runs between the events, and nothing of the runner's own between
+// "go" and "done" but recording the events, counting threads and the reply, so the checker's
+// clock bounds the lab's time tightly (checker/timing/timing_bound.h).
+std::vector<std::unique_ptr<DeviceBuffers>>& g_sets = *new std::vector<std::unique_ptr<DeviceBuffers>>;
+
+// Makes every call's buffers (kept from the last batch where the shapes match) and flushes the
+// L2 after them; false, with the reason in `reply`, when they could not all be made.
+bool prepare_batch(const std::vector<wire::CallRequest>& reps, const SharedMemory& shm, wire::CallReply& reply) {
+  bool prepared = false;
+  guarded(reply, [&] {
+    refuse_other_lab(reps.front());
+    g_buffers.release();  // the checks' buffers: their memory is the batch's now
+    g_sets.resize(reps.size());  // kept from the last batch where the shapes match (prepare reuses them)
+    try {
+      for (size_t i = 0; i < reps.size(); ++i) {
+        if (!g_sets[i]) g_sets[i] = std::make_unique<DeviceBuffers>();
+        g_sets[i]->prepare(reps[i], shm.p);
+      }
+    } catch (...) {
+      g_sets.clear();  // out of memory, say: give it all back, the checker asks for fewer
+      throw;
+    }
+    if (reps.front().flush_l2) flush_l2_cache();
+    require(cudaDeviceSynchronize(), "preparing a timed batch");
+    prepared = true;
+  });
+  return prepared;
+}
+
+// The lab's host function, once per call of the batch, between the two events: nothing else.
+// The launch record is started before, and errors are looked at after (a synchronize here would
+// be timed). Tells the checker when the stop event is reached, then puts the events' time (all R
+// calls) and the threads the lab's code left running into `reply`.
+void run_between_events(int sock, const std::vector<wire::CallRequest>& reps, const std::vector<EntryArgs>& args,
+                        unsigned threads_before, cudaEvent_t start, cudaEvent_t stop, wire::CallReply& reply) {
+  set_sync_after_launch(false);
+  cudaGetLastError();
+  launch_record_start();
+  require(cudaEventRecord(start), "recording the start event");
+  try {
+    as_lab_call([&] {
+      for (size_t i = 0; i < reps.size(); ++i) run_lab_host_code(reps[i], args[i], [&] { call_lab_entry(args[i]); });
+    });
+  } catch (...) {
+    launch_record_stop();
+    throw;
+  }
+  require(cudaEventRecord(stop), "recording the stop event");
+  launch_record_stop();
+  // Counted while the GPU still works through the batch: a thread the lab's code left running
+  // could launch after the stop event, and its work would count for nothing in either clock.
+  const unsigned threads_after = host_thread_count();
+  reply.threads_left = threads_after > threads_before ? threads_after - threads_before : 0;
+  require(cudaEventSynchronize(stop), "waiting for the stop event");
+  wire::send_frame(sock, wire::MessageType::RepStopped, "");  // the checker's clock stops here
+  as_lab_call([&] { finish_lab_call(entry_signature().function); });  // the lab's own errors, named as in the checks
+  float ms = 0;
+  require(cudaEventElapsedTime(&ms, start, stop), "reading the timing events");
+  reply.ms = double(ms);
+}
+
+// After "done": the outputs and guards of the calls the checker asks for (those it checks), of a
+// large output only the elements it drew (wire::HandBack).
+void hand_back_checked(int sock, const std::vector<wire::CallRequest>& reps, const SharedMemory& shm) {
+  wire::Frame keep;
+  if (!wire::receive_frame(sock, keep, -1) || keep.type != wire::MessageType::Go)
+    throw wire::ProtocolError("expected what to hand back");
+  wire::Reader hr(keep.payload);
+  const wire::HandBack hand_back = wire::decode_hand_back(hr, reps);  // every index checked against its buffer
+  wire::CallReply copied;
+  guarded(copied, [&] {
+    for (size_t i = 0; i < reps.size(); ++i)  // only the calls the checker checks, only the elements it drew
+      if (hand_back.calls[i]) g_sets[i]->write_back(reps[i], shm.p, true, hand_back.indices[i]);
+  });
+  send_reply(sock, wire::MessageType::CallReply, copied);
+}
+
+void serve_timed_batch(int sock, const wire::Frame& f) {
+  wire::Reader r(f.payload);
+  const std::vector<wire::CallRequest> reps = wire::decode_batch(r);
+  SharedMemory shm(f.fd, reps.front().shm_bytes);
+  for (const auto& q : reps)
+    if (q.shm_bytes != reps.front().shm_bytes) throw wire::ProtocolError("a batch's repetitions share one memory");
+  wire::CallReply reply;
+  if (!prepare_batch(reps, shm, reply)) {
+    finish_reply(reply);
+    send_reply(sock, wire::MessageType::RepDone, reply);
+    return;
+  }
+  cudaEvent_t start = nullptr, stop = nullptr;
+  guarded(reply, [&] {
+    require(cudaEventCreate(&start), "creating a timing event");
+    require(cudaEventCreate(&stop), "creating a timing event");
+  });
+  std::vector<EntryArgs> args(reps.size());
+  for (size_t i = 0; i < reps.size(); ++i) {
+    args[i].buffers = g_sets[i]->pointers();
+    args[i].request = &reps[i];
+  }
+  const unsigned threads_before = host_thread_count();
+  wire::send_frame(sock, wire::MessageType::RepReady, "");
+  wire::Frame go;
+  if (!wire::receive_frame(sock, go, -1) || go.type != wire::MessageType::Go) throw wire::ProtocolError("expected go");
+  if (reply.outcome == wire::Outcome::Ok)
+    guarded(reply, [&] { run_between_events(sock, reps, args, threads_before, start, stop, reply); });
+  finish_reply(reply);
+  send_reply(sock, wire::MessageType::RepDone, reply);
+  if (start) cudaEventDestroy(start);
+  if (stop) cudaEventDestroy(stop);
+  if (reply.outcome != wire::Outcome::Ok) return;
+  hand_back_checked(sock, reps, shm);
+}
+
+// The checking tool this runner runs under (make labN CHECK=...), for the report's header.
+std::string checking_tool() {
+#if defined(__SANITIZE_ADDRESS__)
+  return "AddressSanitizer + UBSan bounds checks (CHECK=asan)";
+#elif defined(CUDALAB_CPU_RACE)
+  return "the emulator's race detector: every access of every CUDA thread, atomics and barriers (CHECK=race)";
+#else
+  const char* injected = std::getenv("CUDA_INJECTION64_PATH");
+  if (injected && std::strstr(injected, "sanitizer")) return "compute-sanitizer (CHECK=)";
+  return "";
+#endif
+}
+
+int serve() {
+  const int sock = wire::kRunnerFd;
+  wire::Hello hello;
+  hello.lab = uint32_t(entry_signature().lab);
+  hello.backend = backend_name();
+  hello.source = g_source_file;
+  hello.device = query_device();
+  if (hello.device.usable) hello.records_launches = launch_record_self_test();
+  hello.tool = checking_tool();
+#ifdef CUDALAB_BACKEND_CPU
+  cudalab_cpu::control::take_notes(true);  // from now on the emulator's notes go into the report
+#endif
+  wire::Writer w;
+  wire::encode(w, hello);
+  wire::send_frame(sock, wire::MessageType::Hello, w.bytes());
+  for (;;) {
+    wire::Frame f;
+    wire::receive_frame(sock, f, -1);
+    switch (f.type) {
+      case wire::MessageType::Call: serve_call(sock, f); break;
+      case wire::MessageType::TimedRep: serve_timed_batch(sock, f); break;
+      case wire::MessageType::Quit:
+        g_buffers.release();
+        g_sets.clear();
+        return 0;
+      default: throw wire::ProtocolError("an unexpected message");
+    }
+  }
+}
+
+}  // namespace
+
+unsigned host_thread_count() {
+  unsigned n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
+}  // namespace cudalab::run
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--serve") != 0) {
+    std::fprintf(stderr,
+                 "This is lab %d's kernel runner: your lab file plus the code that calls it. The checker "
+                 "starts it and talks to it; run `make lab%d` instead (README: \"Debugging\" shows how to "
+                 "step through your kernel in a debugger).\n",
+                 cudalab::run::entry_signature().lab, cudalab::run::entry_signature().lab);
+    return 2;
+  }
+  try {
+    return cudalab::run::serve();
+  } catch (const cudalab::wire::ProtocolError& e) {
+    // The checker went away (or sent what it should not): nothing left to do.
+    return 0;
+  }
+}
