@@ -61,7 +61,7 @@ ifneq ($(filter grading-runner-prereqs grading-runner-check grading-build-view g
   endif
   # The prerequisites of $(BACKEND)-lab-runner as make itself expands them (`make -pq` prints its
   # rules), without the phony ones (cpu-deps: a check that runs every time, not a file to build).
-  grading_make_db = $(shell $(MAKE) -pq --no-print-directory -f $(firstword $(MAKEFILE_LIST)) BACKEND=$(BACKEND) LAB=$(LAB) \
+  grading_make_db = $(shell $(MAKE) -pq --no-print-directory -f $(firstword $(MAKEFILE_LIST)) BACKEND=$(BACKEND) LAB=$(LAB) $(if $(CHECK),CHECK=$(CHECK)) \
                       $(BACKEND)-lab-runner 2>/dev/null | sed -n 's/^$(1): //p')
   grading_phony := $(call grading_make_db,\.PHONY)
   grading_runner_prereqs := $(filter-out | $(grading_phony),$(call grading_make_db,$(BACKEND)-lab-runner))

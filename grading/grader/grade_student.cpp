@@ -371,10 +371,12 @@ void build_emulator_runner(const GradingContext& ctx, unsigned index, const fs::
   RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, out, kEmulatorBuild), ctx.build_timeout,
                                   16 << 10);
   if (!b.started) throw std::runtime_error("a student's build jail could not start: " + b.start_error);
-  if (b.started && !b.timed_out && b.exit_code == 0 && b.term_signal == 0 && fs::exists(out))
+  if (b.started && !b.timed_out && b.exit_code == 0 && b.term_signal == 0 && fs::exists(out)) {
     built.emulator_runner = out;
-  else
+  } else {
     built.emulator_problem = "your file did not build for the CPU backend (" + b.describe() + ")";
+    built.emulator_build_output = b.output_with_note();
+  }
 }
 
 }  // namespace

@@ -81,6 +81,7 @@ struct Built {
   // build failed, why (the emulator-judged checks then keep the checker's own verdict).
   std::filesystem::path emulator_runner;
   std::string emulator_problem;
+  std::string emulator_build_output;  // that build's output, for the instructor when it is the reference's
   // Its emulator run, made right after the build once ctx.emulator.check_timeout is known (a
   // student's, not the reference's): it needs no GPU, so it never holds one of a GPU's run slots.
   std::optional<EmulatorRun> emulator_run;

@@ -228,7 +228,8 @@ void judge_reference_on_emulator(const GradingContext& ctx, const Built& built, 
   if (!ctx.emulator.enabled || !has_emulator_checks(facts.checks)) return;
   if (built.emulator_runner.empty())
     throw SetupError(who + " does not build for the CPU backend, whose emulator judges the checks a GPU cannot (" +
-                     built.emulator_problem + "); fix that, or grade with --emulator-verdicts never");
+                     built.emulator_problem + "); fix that, or grade with --emulator-verdicts never. The build said:\n" +
+                     clip_text(built.emulator_build_output, 4000));
   const fs::path source = ctx.work / built.result.student / "src" / ctx.lab_file_name;
   EmulatorRun emu;
   try {
