@@ -240,4 +240,16 @@ test-cpu: $(CPU_UNIT) $(CPU_OUT)/asan/tests/unit_tests $(CPU_OUT)/race/tests/uni
 bench-cpu: $(CPU_OUT)/tests/bench
 	$(CPU_OUT)/tests/bench
 
+# make bench-hipcpu HIPCPU=/path/to/HIP-CPU: the emulator beside HIP-CPU (github.com/ROCm/HIP-CPU,
+# header-only; needs TBB, Debian's libtbb-dev) on the same kernels, tests/cpu/bench_hipcpu.cu,
+# built with HIP-CPU's own Release flags. Not a test: it prints CPU seconds per kernel.
+.PHONY: bench-hipcpu
+bench-hipcpu: $(CPU_OUT)/tests/bench_hipcpu
+	@test -n "$(HIPCPU)" -a -f "$(HIPCPU)/include/hip/hip_runtime.h" || \
+	  { echo "usage: make bench-hipcpu HIPCPU=/path/to/HIP-CPU (a checkout of github.com/ROCm/HIP-CPU)"; exit 2; }
+	$(Q)g++ -std=c++20 -O3 -DNDEBUG -DCUDALAB_COMPARE_HIPCPU -I$(HIPCPU)/include -x c++ tests/cpu/bench_hipcpu.cu \
+	  -ltbb -pthread -o $(CPU_OUT)/tests/bench_hipcpu-hipcpu
+	$(CPU_OUT)/tests/bench_hipcpu
+	$(CPU_OUT)/tests/bench_hipcpu-hipcpu
+
 -include $(shell find $(CPU_OUT) -name '*.d' 2>/dev/null)
