@@ -2,7 +2,7 @@
 // the GPU's result (checks, then timing for a correct kernel) and the emulator's run (the
 // checks only it can judge). Whichever comes second completes the student, who is then
 // finished (saved) exactly once. The builds of the whole class finish first this way, and the
-// emulator's CPU work overlaps the GPU's timing, when the cores are otherwise idle.
+// emulator's CPU work overlaps the GPU's checks (never the timing, which wants quiet cores).
 #pragma once
 #include <functional>
 #include <map>

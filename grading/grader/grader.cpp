@@ -428,7 +428,7 @@ std::vector<std::thread> start_builders(const GradingContext& ctx, unsigned jobs
 }
 
 // The emulator's part of each student (emulate()), on `threads` threads, started once the
-// builds are done so that it takes no core from them: it overlaps the GPU's checks and timing.
+// builds are done so that it takes no core from them: it overlaps the GPU's checks.
 std::vector<std::thread> start_emulators(const GradingContext& ctx, unsigned threads, Queue<Built>& to_emulate,
                                          EmulatorMeeting& meeting) {
   std::vector<std::thread> emulators;
@@ -483,7 +483,7 @@ std::vector<std::thread> start_check_runners(const GradingContext& ctx, const Ru
 // students at once (parallel_run_slots), then the timing of every correct submission one at a
 // time, with the GPU to itself; on the CPU backend (no timing) the checks alone. On a GPU the
 // emulator's part of each student (the checks only it judges) waits until the builds are done,
-// then runs beside the checks and the timing. Each result is saved the moment it is whole, and
+// then runs beside the checks, and is done before the timing. Each result is saved the moment it is whole, and
 // added to `results`.
 void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Submission>& todo,
                     std::map<std::string, StudentResult>& results) {
@@ -520,13 +520,14 @@ void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Su
   for (auto& t : builders) t.join();
   to_run.close();
   to_emulate.close();
-  // Emulator runs on the cores the check runs (one each) and the timing (two) leave: their
-  // jails' low CPU weight gives those runs the cores first whenever they want them.
-  const unsigned spare = cores > run.per_slot + 2 ? cores - run.per_slot - 2 : 1;
-  std::vector<std::thread> emulators = start_emulators(ctx, jobs == cores ? spare : jobs, to_emulate, meeting);
+  // Emulator runs beside the check runs, their jails at a low CPU weight so that the checks
+  // get the cores first; all of them end before the timing starts. Measured on the H100 (300
+  // students), emulator runs beside the timing spread identical kernels' speed ratios to 3.9%
+  // (0.9% without), for no shorter grading: the checks, not the cores, bound that phase.
+  std::vector<std::thread> emulators = start_emulators(ctx, jobs == cores ? std::max(1u, cores - 2) : jobs, to_emulate, meeting);
   for (auto& t : runners) t.join();
-  time_correct_students(ctx, run.run_slots, to_time, meeting);
   for (auto& t : emulators) t.join();
+  time_correct_students(ctx, run.run_slots, to_time, meeting);
   meeting.finish_the_rest();
   progress.done();
   if (ctx.clock) std::cerr << ctx.clock->describe();
