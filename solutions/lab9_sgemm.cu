@@ -23,7 +23,7 @@
 //  All of it FP32 on the CUDA cores: cuBLAS runs with CUBLAS_DEFAULT_MATH, which keeps SGEMM
 //  in FP32 (TF32 tensor cores only with CUBLAS_TF32_TENSOR_OP_MATH), so it is the fair
 //  yardstick for an FP32 kernel. `make lab9` prints this table for your own GPU: its timing
-//  runs rungs 0 to 4 (the harness's kernels, harness/check/gpu/product_baselines.cu) and
+//  runs rungs 0 to 4 (the harness's kernels, harness/baselines/product.cu) and
 //  cuBLAS beside your kernel. The figures above are one such run, of the reference solution
 //  (make solution9 ARGS="--seed 2026") on an NVIDIA H100 80GB HBM3 (SXM, 132 SMs, CUDA 13.0):
 //  medians of 20 runs, the L2 cache flushed before each.
