@@ -114,11 +114,23 @@ TEST_LAST := test-build
 test-parts: $(foreach t,$(TEST_FIRST),$(filter $(t),$(TEST_TARGETS))) $(filter-out $(TEST_FIRST) $(TEST_LAST),$(TEST_TARGETS)) \
             $(foreach t,$(TEST_LAST),$(filter $(t),$(TEST_TARGETS)))
 
+# What several parts build through make runs of their own (the grader's setup and its jailed
+# readiness check, the race fixtures): built once, before the parts run side by side. Two makes
+# compiling the same object at once leave one's archive older than the other's objects, and a
+# jailed build then finds the harness stale (CI: the Slurm part's grader stopped at its setup).
+ifneq ($(wildcard mk/cpu.mk),)
+TEST_SHARED_BUILDS := cpu-build-all $(CONTRACT_TOOL) $(CPU_OUT)/race/lib/libcudalab_cpu.a $(CPU_OUT)/race/lib/libcudalab_run.a \
+    $(CPU_RACE_RUN_OBJS) $(foreach l,$(patsubst lab%,%,$(call cpu_checked,$(call cpu_lab_ids,solutions))),$(CPU_OUT)/race/obj/labs/lab$(l)/runner_entry.o)
+endif
+.PHONY: test-shared-builds
+test-shared-builds: $(TEST_SHARED_BUILDS)
+
 # The parts run in a make of their own with -k, its output grouped per part (-Otarget) and kept
 # in build/tests/test.log, so that the closing line can count every part, failed or not.
 test: test-deps
 	@mkdir -p $(TEST_OUT)
 	@$(if $(filter yes,$(SHIPPED_FROM_GIT)),,echo "cudalab: no git repository here: the stubs tested are the working copy's labs/";) \
+	 $(MAKE) --no-print-directory BACKEND=cpu test-shared-builds; \
 	 { $(MAKE) --no-print-directory -k -Otarget test-parts 2>&1; echo $$? > $(TEST_OUT)/test.status; } | tee $(TEST_OUT)/test.log; \
 	 tools/test_summary.sh $(TEST_OUT)/test.log $$(cat $(TEST_OUT)/test.status); $(finish_lab)
 
