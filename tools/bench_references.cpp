@@ -76,9 +76,9 @@ int main() {
   });
   timed("lab 8 n = 2^26 + 3: top_k_reference, k = 256", [&] { top_k_reference(values, 256); });
   // Lab 8's timed check of one call: k = 64 of 2^26 values of the call's fill.
-  const wire::Fill timed_fill = uniform_fill(9, 8, -1000.0f, 1000.0f);
+  const wire::Fill timed_fill = wire::uniform_fill(9, 8, -1000.0f, 1000.0f);
   timed("lab 8 timed check, 64 of 2^26: the values, then top_k_reference (before)", [&] {
-    top_k_reference(make_input_f32(size_t(1) << 26, timed_fill), 64);
+    top_k_reference(make_input<float>(size_t(1) << 26, timed_fill), 64);
   });
   timed("lab 8 timed check, 64 of 2^26: top_k_of_fill on the host (the GPU's in its build)", [&] {
     top_k_of_fill(size_t(1) << 26, timed_fill, 64);

@@ -275,9 +275,9 @@ bool expensive(const CheckCase& c) {
 }
 
 // A race the CPU backend's detector named (CHECK=race) is the bug to name, whatever the outputs
-// say: the check fails with its two lines; a wrong result stays as its symptom.
-void fail_on_race(const std::string& check_id, CheckResult& r) {
-  static std::map<std::string, std::string> first_check;  // race -> the check it was told in full under
+// say: the check fails with its two lines; a wrong result stays as its symptom. `first_check`:
+// the races this run has told in full already (race -> the check it was told under).
+void fail_on_race(const std::string& check_id, CheckResult& r, std::map<std::string, std::string>& first_check) {
   if (r.status != Status::Pass && r.status != Status::Fail) return;  // errors speak for themselves
   // (The schedule probe keeps the reversed run's notes when only that run failed.)
   const std::string reversed = "reversed: ";
@@ -306,11 +306,12 @@ bool slow_under_race_detector(const CheckCase& c) {
              : double(c.shape.elements()) >= double(size_t(1) << 24);
 }
 
-CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
+CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost,
+                    std::map<std::string, std::string>& races_told) {
   const auto start = std::chrono::steady_clock::now();
   take_last_runner_words();  // an earlier check's
   CheckResult r = run_one_untimed(suite, c, seed, context_lost);
-  fail_on_race(c.id, r);
+  fail_on_race(c.id, r, races_told);
   // A suite's own wording of a failure (a histogram's counts, a sum's value) is about values.
   if (r.status == Status::Fail && r.cause == Cause::None) r.cause = Cause::WrongValues;
   if (r.status == Status::Pass) r.cause = Cause::None;
@@ -520,7 +521,9 @@ bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<Chec
                TerminalReport& out) {
   bool context_lost = false;
   std::string last_error, last_error_check;  // one message per cause (below)
-  std::map<std::string, std::string> findings_shown;  // the sanitizer's, by key: the check each was first shown under
+  // What this run has said in full already, so that a later check points back to it: the
+  // sanitizer's findings and the race detector's races, each with the check it was first told under.
+  std::map<std::string, std::string> findings_shown, races_told;
   // Fail fast, for a student at a terminal: once a check has failed, the expensive ones are
   // left out (--all runs them). Anything reading a pipe or a file (the grader, the tests)
   // gets every check.
@@ -555,10 +558,11 @@ bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<Chec
     } else {
       r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks)
           : c.id == "races"  ? races_verdict(rec.checks, opt.hidden_checks, suite.number, race_run)
-                             : run_one(suite, c, rec.seed, context_lost);
+                             : run_one(suite, c, rec.seed, context_lost, races_told);
       point_back_to_same_error(c.id, r, last_error, last_error_check);
       // The sanitizer's reports are files the runner's process wrote: its words.
-      if (!opt.sanitizer_log.empty() && runner_words_allowed()) add_sanitizer_findings(opt.sanitizer_log, c.id, r, findings_shown);
+      if (!opt.sanitizer_log.empty() && runner_words_allowed())
+        add_sanitizer_findings(opt.sanitizer_log, c.id, r, findings_shown);
     }
     rec.checks.push_back({c, r});
     in_place[index] = rec.checks.back();
