@@ -150,6 +150,13 @@ $(CUDA_OUT)/tests/lying_events.o: tests/gpu/lying_events.cpp
 $(CUDA_OUT)/tests/lab%-lying-runner: $(CUDA_OUT)/tests/lying_events.o $(CUDA_OUT)/solutions/lab%.o $$(call cuda_entry_obj,$$*) $(CUDA_RUN_LIB)
 	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
 
+# The runner's GPU fills against the host's (tests/gpu/fill_agreement.cu): compiled by make test,
+# run on a GPU by tools/gpu_session.sh.
+$(CUDA_OUT)/tests/fill_agreement: tests/gpu/fill_agreement.cu $(CUDA_RUN_LIB)
+	@mkdir -p $(@D)
+	$(SAY) "build tests/gpu/fill_agreement.cu"
+	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -Iharness/wire -Iharness $^ $(CUDA_RUN_LINK) -o $@
+
 # Compile everything of the kit as shipped (CI does this with no GPU); your own labs/ are
 # make labN's business.
 cuda-build-all: $(foreach n,$(LABS),$(CUDA_OUT)/check/lab$(n) $(CUDA_OUT)/solutions/lab$(n)-runner) \

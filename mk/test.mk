@@ -60,8 +60,8 @@ shipped-stubs: $(SHIPPED_SRCS)
 # compile is skipped (and counted so).
 HAVE_NVCC := $(if $(shell command -v $(NVCC) 2>/dev/null),yes)
 ifeq ($(HAVE_NVCC),yes)
-# (and the GPU timing test's lying runner, tests/gpu/timing_bound.sh, so that it cannot rot unseen)
-test-build: cuda-build-all $(CUDA_OUT)/tests/lab3-lying-runner
+# (and the GPU tests' own programs, tests/gpu/, so that they cannot rot unseen)
+test-build: cuda-build-all $(CUDA_OUT)/tests/lab3-lying-runner $(CUDA_OUT)/tests/fill_agreement
 	@echo "== compile every shipped stub and solution with nvcc (sm_$(ARCH))"
 	@echo "PASS  nvcc compiles the checkers, the shipped stubs and the solutions"
 else

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "fill_bits.h"
 #include "parallel.h"
 #include "protocol.h"
 #include "random.h"
@@ -15,9 +16,8 @@ namespace cudalab::wire {
 // The per-fill part of the hash, computed once per fill.
 inline uint64_t fill_key(const Fill& f) { return mix64(f.seed ^ (f.stream * 0xD1B54A32D192ED03ull)); }
 
-inline float random_value(const Fill& f, uint64_t key, uint64_t i, uint64_t count) {
-  const uint64_t bits = mix64(key + i);
-  const float unit = float(bits >> 40) * (1.0f / 16777216.0f);
+// A fill's value from element i's draw in [0, 1) (fill_bits.h): lo + (hi - lo) * unit^power.
+inline float value_from_unit(const Fill& f, float unit, uint64_t i, uint64_t count) {
   float p = unit;
   for (int k = 1; k < int(f.power); ++k) {
     volatile float step = p * unit;  // volatile: one rounding per step, as on the device
@@ -29,9 +29,20 @@ inline float random_value(const Fill& f, uint64_t key, uint64_t i, uint64_t coun
   return v;
 }
 
-inline uint32_t random_integer(const Fill& f, uint64_t key, uint64_t i, uint64_t count, uint32_t max) {
-  const float v = std::floor(random_value(f, key, i, count));
+// Element i of a float fill.
+inline float random_value(const Fill& f, uint64_t key, uint64_t i, uint64_t count) {
+  return value_from_unit(f, word_unit(key, i), i, count);
+}
+
+// A value floored and held to [0, max]: how an integer element is made from a fill's value.
+inline uint32_t held_integer(float value, uint32_t max) {
+  const float v = std::floor(value);
   return v <= 0 ? 0u : v >= float(max) ? max : uint32_t(v);
+}
+
+// Element i of a byte fill (its draws shared four to a hash: fill_bits.h).
+inline uint8_t random_byte(const Fill& f, uint64_t key, uint64_t i, uint64_t count) {
+  return uint8_t(held_integer(value_from_unit(f, byte_unit(key, i), i, count), 255));
 }
 
 // A Random fill, uniform in [lo, hi) on stream `stream` of `seed`: how the checker asks for most inputs.
@@ -50,11 +61,11 @@ inline Fill uniform_fill(uint64_t seed, uint64_t stream, float lo, float hi) {
 template <class T>
 T fill_value(const Fill& f, uint64_t key, uint64_t i, uint64_t count) {
   if constexpr (std::is_same_v<T, float>) return random_value(f, key, i, count);
-  else if constexpr (std::is_same_v<T, uint8_t>) return uint8_t(random_integer(f, key, i, count, 255));
-  else if constexpr (std::is_same_v<T, int32_t>) return int32_t(random_integer(f, key, i, count, 0x7FFFFFFFu));
+  else if constexpr (std::is_same_v<T, uint8_t>) return random_byte(f, key, i, count);
+  else if constexpr (std::is_same_v<T, int32_t>) return int32_t(held_integer(random_value(f, key, i, count), 0x7FFFFFFFu));
   else {
     static_assert(std::is_same_v<T, uint32_t>, "a fill makes float, uint8_t, int32_t or uint32_t elements");
-    return random_integer(f, key, i, count, 0xFFFFFFFFu);
+    return held_integer(random_value(f, key, i, count), 0xFFFFFFFFu);
   }
 }
 

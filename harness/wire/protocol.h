@@ -34,7 +34,7 @@
 
 namespace cudalab::wire {
 
-constexpr uint32_t kVersion = 3;  // 3: sampled outputs in timed batches (HandBack)
+constexpr uint32_t kVersion = 4;  // 3: sampled outputs in timed batches (HandBack); 4: byte fills hash once per 4 bytes
 constexpr int kRunnerFd = 3;                       // the runner's end of the socket
 constexpr size_t kGuardElements = 4096;            // guard words after every buffer
 constexpr uint64_t kMaxFramePayload = 16u << 20;   // a frame never carries arrays

@@ -47,7 +47,7 @@ __global__ void histogram_kernel(wire::Fill f, uint64_t key, uint64_t n, unsigne
   for (unsigned b = threadIdx.x; b < 256; b += blockDim.x) bins[b] = 0;
   __syncthreads();
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
-    atomicAdd(&bins[wire::integer_at(f, key, i, n, 255)], 1u);
+    atomicAdd(&bins[wire::byte_at(f, key, i, n)], 1u);
   __syncthreads();
   for (unsigned b = threadIdx.x; b < 256; b += blockDim.x)
     if (bins[b]) atomicAdd(&counts[b], static_cast<unsigned long long>(bins[b]));

@@ -48,7 +48,7 @@ ByteHistogram histogram_of_fill(size_t n, const wire::Fill& fill) {
   const uint64_t key = wire::fill_key(fill);
   parallel_for(n, [&](size_t begin, size_t end) {
     ByteHistogram h{};
-    for (size_t i = begin; i < end; ++i) ++h[wire::random_integer(fill, key, i, n, 255)];
+    for (size_t i = begin; i < end; ++i) ++h[wire::random_byte(fill, key, i, n)];
     std::lock_guard<std::mutex> lock(m);
     for (size_t b = 0; b < 256; ++b) total[b] += h[b];
   });
