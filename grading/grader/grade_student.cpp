@@ -537,12 +537,13 @@ LabRun run_built(const GradingContext& ctx, const Built& built, const std::vecto
 }
 
 void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu,
-                  const fs::path& gate) {
+                  const fs::path& gate, TimingRun kind, const std::string& folder) {
   const auto t0 = std::chrono::steady_clock::now();
-  PhaseTimer step(ctx.clock, "timing");
-  const fs::path dir = ctx.work / r.student, run_dir = dir / "timing";
+  PhaseTimer step(ctx.clock, kind == TimingRun::Anchor ? "timing: reference anchors" : "timing");
+  const fs::path dir = ctx.work / r.student, run_dir = dir / folder;
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
   std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--timing-only"};
+  if (kind == TimingRun::Student) args.push_back("--no-baselines");
   if (!gate.empty()) args.insert(args.end(), {"--gpu-gate", gate.string()});
   // A run that takes turns may first wait out the whole limit of the run ahead of it (one that
   // hangs): that wait is the grader's schedule, not this student's time, so it gets a limit more.
@@ -710,6 +711,8 @@ EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vec
   if (jail) {
     jail->gpu = false;       // the emulator runs on the CPU: no GPU device in its jail
     jail->cpu_weight = 10;   // background work: the checks' and the timing's runs come first
+    jail->cpus = 1;          // one core's time at most, the reference's run too: with at most
+                             // fewer runs than cores (grader.cpp), cores stay idle for the timing
   }
   args.push_back("--no-timing");
   // The small checks only (the rubric's limits.emulator_largest): a barrier some threads skip, or

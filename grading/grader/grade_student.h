@@ -115,8 +115,14 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
 // The timing alone (the checker's --timing-only), for a submission whose checks all passed:
 // fills r's timing fields. No check may share the GPU meanwhile; timing runs may overlap when
 // they share `gate` (the checker's --gpu-gate: each measures only while holding its lock).
+// `run` says which: a student's kernel alone (Student: --no-baselines, its scale's ends come from the
+// anchors), the reference with the harness's naive kernel (Anchor: results/reference_anchors.h),
+// or the student's with the naive kernel in its own run (Alone: where no anchors are timed).
+// `folder` names the run's folder under the student's: anchors on several GPUs run at once.
+enum class TimingRun { Student, Anchor, Alone };
 void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu,
-                  const std::filesystem::path& gate = {});
+                  const std::filesystem::path& gate = {}, TimingRun run = TimingRun::Alone,
+                  const std::string& folder = "timing");
 
 // The build whose run judges the emulator's checks: the CPU backend under its race detector
 // (`make BACKEND=cpu CHECK=race`), which sees every barrier as the plain build does, and every

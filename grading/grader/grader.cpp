@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <deque>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "setup.h"
 #include "results/emulator_verdicts.h"
 #include "results/lab_report.h"
+#include "results/reference_anchors.h"
 #include "results/scoring.h"
 #include "results/store.h"
 #include "results/util.h"
@@ -177,6 +179,7 @@ struct RunSetup {
   LabInfo info;
   unsigned per_slot = 1;                     // checker runs at once per GPU
   std::optional<ShippedStub> stub;
+  std::optional<Built> reference;            // the solution's build, for the anchor runs (GPU only)
 };
 
 // The checkout, the lab's file name, the rubric, the backend and its GPUs, the jail, and the
@@ -291,6 +294,7 @@ void set_reference(RunSetup& run, const Config& cfg) {
   ctx.reference_checks = ref.checks;
   ctx.reference_ms = ref.ms;
   ctx.reference_naive_ms = ref.naive_ms;
+  if (ctx.backend == "cuda") run.reference = ref.built;
   run.info.title = ref.title;
   check_rubric_ids(ctx.rubric, ctx.reference_checks);
   // One check gets a few times what the whole reference run needed, within the rubric: a
@@ -367,32 +371,137 @@ struct ToTime {
   Built built;
   StudentResult result;
   bool emulator_pending = false;
+  bool failed = false;  // its timing run broke (the grader's trouble): not saved
+};
+
+// A reference run before every kStudentsPerAnchor students and after the last (an eighth more
+// timing): close enough that the GPU's drift between a student and its anchors is far below the
+// points' step, few enough that the anchors cost less than the naive kernel's runs they replace.
+constexpr size_t kStudentsPerAnchor = 8;
+
+// Cores the emulator's runs leave free, for the check and timing runs' own processes.
+constexpr unsigned kEmulatorCoresFree = 4;
+
+// One GPU's timing queue, run by kInFlightPerGpu threads in order: anchors (the reference with
+// the naive kernel) and students (their kernel alone), or, with no reference to anchor to (no
+// solution shipped), each student with the naive kernel in its own run.
+class GpuTimingQueue {
+ public:
+  GpuTimingQueue(const GradingContext& ctx, const RunSetup& run, size_t g, std::vector<ToTime>& students,
+                 EmulatorMeeting& meeting)
+      : ctx_(ctx), run_(run), g_(g), gpu_(run.run_slots[g]), gate_(ctx.work / ("gpu" + std::to_string(g) + ".gate")),
+        students_(students), meeting_(meeting), anchored_(run.reference.has_value()),
+        queue_(students.size(), anchored_ ? kStudentsPerAnchor : students.size() + 1) {}
+
+  // Takes jobs until none is left (called on each of the GPU's threads).
+  void work() {
+    for (size_t j; (j = next_++) < queue_.order().size();) {
+      const AnchoredQueue::Job job = queue_.order()[j];
+      if (job.anchor) time_anchor(job.index);
+      else time_one_student(job.index);
+    }
+  }
+
+  void describe() const {
+    if (anchored_ && queue_.anchors_timed() > 0) std::cerr << "grader: GPU " << gpu_ << ": " << describe_anchors(queue_) << "\n";
+  }
+
+ private:
+  void time_anchor(size_t a) {
+    std::optional<AnchorTimes> times;
+    if (anchored_) {
+      StudentResult r = run_.reference->result;
+      r.seed = 0x5EED0000ull + 7919 * a + g_;  // each anchor on inputs of its own, the same in every run
+      try {
+        time_student(ctx_, *run_.reference, r, gpu_, gate_, TimingRun::Anchor, "anchor-" + std::to_string(g_));
+        if (r.student_ms && *r.student_ms > 0) times = AnchorTimes{*r.student_ms, r.naive_ms};
+        else std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_ << " was not timed: " << r.timing_note << "\n";
+      } catch (const std::exception& e) {
+        std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_ << " failed: " << e.what() << "\n";
+      }
+    }
+    std::vector<size_t> whole;
+    {
+      std::lock_guard<std::mutex> l(mutex_);
+      whole = queue_.anchor_done(a, times);
+    }
+    for (size_t s : whole) finish(s);
+  }
+
+  void time_one_student(size_t s) {
+    ToTime& t = students_[s];
+    try {
+      time_student(ctx_, t.built, t.result, gpu_, gate_, anchored_ ? TimingRun::Student : TimingRun::Alone);
+    } catch (const std::exception& e) {
+      std::cerr << "\ngrader: could not time " << t.result.student << ": " << e.what() << "\n";
+      t.failed = true;
+    }
+    if (!anchored_) return finish(s);
+    std::vector<size_t> whole;
+    {
+      std::lock_guard<std::mutex> l(mutex_);
+      whole = queue_.student_done(s);
+    }
+    for (size_t w : whole) finish(w);
+  }
+
+  // A student timed, with both anchors ended: the scale's ends from the anchors, then saved when
+  // its emulator half is in too. A student whose anchors were both lost is the grader's trouble:
+  // not saved, so the next run grades them again.
+  void finish(size_t s) {
+    ToTime& t = students_[s];
+    if (t.failed) {
+      meeting_.abandon(t.result.student);
+      return;
+    }
+    if (anchored_ && t.result.student_ms) {
+      std::optional<AnchorTimes> a;
+      std::optional<double> noise;
+      {
+        std::lock_guard<std::mutex> l(mutex_);
+        a = queue_.times_for(s);
+        noise = queue_.noise_for(s);
+      }
+      if (!a) {
+        std::cerr << "\ngrader: no anchor run around " << t.result.student << " timed the reference; not saved (run again)\n";
+        meeting_.abandon(t.result.student);
+        return;
+      }
+      t.result.reference_ms = a->reference_ms;
+      t.result.naive_ms = a->naive_ms;
+      t.result.reference_naive_ms = a->naive_ms;
+      t.result.reference_noise = noise;
+    }
+    meeting_.gpu_done(t.built, std::move(t.result), t.emulator_pending);
+  }
+
+  const GradingContext& ctx_;
+  const RunSetup& run_;
+  const size_t g_;
+  const std::string gpu_;
+  const fs::path gate_;
+  std::vector<ToTime>& students_;
+  EmulatorMeeting& meeting_;
+  const bool anchored_;
+  std::mutex mutex_;
+  AnchoredQueue queue_;
+  std::atomic<size_t> next_{0};
 };
 
 // The timing runs, once every check is done: nothing but timing on a GPU. Two runs per GPU are
 // in flight, taking turns on the GPU's gate (the checker's --gpu-gate): one measures while the
 // next starts its processes, its jail and its CUDA context, which need no GPU to themselves.
-void time_correct_students(const GradingContext& ctx, const std::vector<std::string>& run_slots,
-                           std::vector<std::vector<ToTime>>& to_time, EmulatorMeeting& meeting) {
+void time_correct_students(const GradingContext& ctx, const RunSetup& run, std::vector<std::vector<ToTime>>& to_time,
+                           EmulatorMeeting& meeting) {
   constexpr unsigned kInFlightPerGpu = 2;
+  std::vector<std::unique_ptr<GpuTimingQueue>> queues;
+  for (size_t g = 0; g < run.run_slots.size(); ++g)
+    queues.push_back(std::make_unique<GpuTimingQueue>(ctx, run, g, to_time[g], meeting));
   std::vector<std::thread> timers;
-  std::vector<std::atomic<size_t>> next(run_slots.size());
-  for (size_t g = 0; g < run_slots.size(); ++g) {
-    const fs::path gate = ctx.work / ("gpu" + std::to_string(g) + ".gate");
-    for (unsigned k = 0; k < kInFlightPerGpu; ++k)
-      timers.emplace_back([&, g, gate] {
-        for (size_t i; (i = next[g]++) < to_time[g].size();) {
-          ToTime& t = to_time[g][i];
-          try {
-            time_student(ctx, t.built, t.result, run_slots[g], gate);
-            meeting.gpu_done(t.built, std::move(t.result), t.emulator_pending);
-          } catch (const std::exception& e) {
-            std::cerr << "\ngrader: could not time " << t.result.student << ": " << e.what() << "\n";
-          }
-        }
-      });
-  }
+  for (auto& q : queues)
+    for (unsigned k = 0; k < kInFlightPerGpu; ++k) timers.emplace_back([&q] { q->work(); });
   for (auto& t : timers) t.join();
+  for (const auto& q : queues) q->describe();
 }
 
 // Threads that take the class's submissions from `to_build` and build them (one per core):
@@ -481,10 +590,10 @@ std::vector<std::thread> start_check_runners(const GradingContext& ctx, const Ru
 
 // Grades `todo`: builds in parallel (one per core); runs: on a GPU, the checks of several
 // students at once (parallel_run_slots), then the timing of every correct submission one at a
-// time, with the GPU to itself; on the CPU backend (no timing) the checks alone. On a GPU the
-// emulator's part of each student (the checks only it judges) waits until the builds are done,
-// then runs beside the checks, and is done before the timing. Each result is saved the moment it is whole, and
-// added to `results`.
+// time, with the GPU to itself, between anchor runs of the reference; on the CPU backend (no
+// timing) the checks alone. On a GPU the emulator's part of each student (the checks only it
+// judges) waits until the builds are done, then runs beside the checks and the timing, held to
+// the cores those leave. Each result is saved the moment it is whole, and added to `results`.
 void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Submission>& todo,
                     std::map<std::string, StudentResult>& results) {
   const GradingContext& ctx = run.ctx;
@@ -520,14 +629,16 @@ void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Su
   for (auto& t : builders) t.join();
   to_run.close();
   to_emulate.close();
-  // Emulator runs beside the check runs, their jails at a low CPU weight so that the checks
-  // get the cores first; all of them end before the timing starts. Measured on the H100 (300
-  // students), emulator runs beside the timing spread identical kernels' speed ratios to 3.9%
-  // (0.9% without), for no shorter grading: the checks, not the cores, bound that phase.
-  std::vector<std::thread> emulators = start_emulators(ctx, jobs == cores ? std::max(1u, cores - 2) : jobs, to_emulate, meeting);
+  // Emulator runs beside the check runs and the timing: their jails at a low CPU weight, each
+  // held to one core's time, and kEmulatorCoresFree fewer of them than cores, so that the timing's
+  // processes always find an idle core. Measured on the H100 (300 students): emulator runs at a
+  // low weight alone, on all but two cores, spread identical kernels' speed ratios to 3.9% (0.9%
+  // without); made to end before the timing, they held it back by over a minute.
+  const unsigned emulator_threads = jobs == cores ? std::max(1u, cores > kEmulatorCoresFree ? cores - kEmulatorCoresFree : 1u) : jobs;
+  std::vector<std::thread> emulators = start_emulators(ctx, emulator_threads, to_emulate, meeting);
   for (auto& t : runners) t.join();
+  time_correct_students(ctx, run, to_time, meeting);
   for (auto& t : emulators) t.join();
-  time_correct_students(ctx, run.run_slots, to_time, meeting);
   meeting.finish_the_rest();
   progress.done();
   if (ctx.clock) std::cerr << ctx.clock->describe();

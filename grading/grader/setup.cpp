@@ -290,6 +290,7 @@ ReferenceFacts prove_reference(const GradingContext& ctx, const fs::path& source
     if (auto j = nlohmann::json::parse(run.report_json); j.contains("title")) facts.title = j["title"].get<std::string>();
   }
   judge_reference_on_emulator(ctx, built, who, is_solution, facts);
+  if (is_solution && !facts.ms.empty()) facts.built = built;
   for (auto& c : facts.checks)
     if (c.status != "skipped") c.message.clear(), c.details.clear();
   return facts;

@@ -45,6 +45,9 @@ struct ReferenceFacts {
   // race detector's build judges: on the CPU backend too, --emulator-verdicts auto needs a run).
   bool unjudged_here = false;
   std::string title;
+  // The solution as built for its proof, when timed there: the grader's anchor runs time it
+  // again beside the students (results/reference_anchors.h).
+  std::optional<Built> built;
 };
 
 // The reference through a student's path, once per slot (GPU) when it is the solution: every

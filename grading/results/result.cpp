@@ -30,6 +30,7 @@ json to_json(const StudentResult& r) {
           {"checks", r.checks},    {"timing_status", r.timing_status}, {"timing_note", r.timing_note},
           {"student_ms", optional_json(r.student_ms)}, {"reference_ms", optional_json(r.reference_ms)},
           {"naive_ms", optional_json(r.naive_ms)}, {"reference_naive_ms", optional_json(r.reference_naive_ms)},
+          {"reference_noise", optional_json(r.reference_noise)},
           {"build_log", r.build_log}, {"run_log", r.run_log}, {"seconds", r.seconds},
           {"graded_at", r.graded_at}};
 }
@@ -55,6 +56,7 @@ StudentResult result_from_json(const json& j) {
   r.reference_ms = opt_of(j, "reference_ms");
   r.naive_ms = opt_of(j, "naive_ms");  // absent in results saved before the naive anchor
   r.reference_naive_ms = opt_of(j, "reference_naive_ms");
+  r.reference_noise = opt_of(j, "reference_noise");  // absent in results saved before the anchors
   j.at("build_log").get_to(r.build_log);
   j.at("run_log").get_to(r.run_log);
   j.at("seconds").get_to(r.seconds);

@@ -48,7 +48,11 @@ struct StudentResult {
   std::optional<double> student_ms, reference_ms;
   // The harness's naive kernel, timed in the student's run and in the reference's run: the
   // speed scale's zero (rubric.h, anchor "naive").
+  // On a GPU the grader times both in its anchor runs (reference_anchors.h) around the student's.
   std::optional<double> naive_ms, reference_naive_ms;
+  // How far apart the reference's two anchors around this student's run were (b / a - 1, the
+  // larger over the smaller): the timing noise this student's ratio carries. Absent without anchors.
+  std::optional<double> reference_noise;
   std::string build_log, run_log;
   double seconds = 0;
   std::string graded_at;

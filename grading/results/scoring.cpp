@@ -53,10 +53,17 @@ bool score_checks(const StudentResult& r, const Rubric& rubric, Score& s) {
 void speed_vs_naive(const StudentResult& r, const Rubric& rubric, SpeedScore& sp) {
   char buf[400];
   sp.points = rubric.speed_points_for(rubric.speed_fraction_vs_naive(sp.speedup, sp.reference_speedup));
-  std::snprintf(buf, sizeof buf,
-                "%.3f ms: %.2fx as fast as the harness's naive kernel; the reference solution is %.2fx (each "
-                "timed beside the naive kernel in its own run)",
-                *r.student_ms, sp.speedup, sp.reference_speedup);
+  if (r.reference_noise)
+    std::snprintf(buf, sizeof buf,
+                  "%.3f ms: %.2fx as fast as the harness's naive kernel; the reference solution is %.2fx (both "
+                  "timed by the grader just before and just after your kernel, whose two timings of the reference "
+                  "were %.2f%% apart: the timing's noise)",
+                  *r.student_ms, sp.speedup, sp.reference_speedup, 100 * *r.reference_noise);
+  else
+    std::snprintf(buf, sizeof buf,
+                  "%.3f ms: %.2fx as fast as the harness's naive kernel; the reference solution is %.2fx (each "
+                  "timed beside the naive kernel in its own run)",
+                  *r.student_ms, sp.speedup, sp.reference_speedup);
   sp.note = buf;
   std::snprintf(buf, sizeof buf,
                 "no points at the naive kernel's speed, full points within %.2gx of the reference's, %s in between, "

@@ -92,6 +92,7 @@ Options parse_options(int argc, const char* const* argv) {
     } else if (arg == "--source") o.source = need_value();
     else if (arg == "--no-timing") o.timing = false;
     else if (arg == "--timing-only") o.timing_only = true;
+    else if (arg == "--no-baselines") o.no_baselines = true;
     else if (arg == "--gpu-gate") o.gpu_gate = need_value();
     else if (arg == "--largest") o.largest = parse_unsigned(need_value(), "--largest");
     else if (arg == "--all") o.all = true;
@@ -100,6 +101,7 @@ Options parse_options(int argc, const char* const* argv) {
     else throw UsageError{"unknown option '" + std::string(argv[i]) + "' (see --help)"};
   }
   if (o.timing_only && !o.timing) throw UsageError{"--timing-only and --no-timing together leave nothing to run"};
+  if (o.no_baselines && !o.timing) throw UsageError{"--no-baselines and --no-timing together: nothing is timed"};
   if (o.timing_only && !o.only.empty()) throw UsageError{"--timing-only runs no checks, so --only has nothing to choose"};
   return o;
 }
@@ -117,6 +119,9 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "                 the correct ones with the GPU to themselves); the timed runs still\n"
     << "                 check their own answers; the table then has the rows speed points\n"
     << "                 use (yours and the harness's naive kernel)\n"
+    << "  --no-baselines your row alone, with the copy ceiling and the floor: no kernel of the\n"
+    << "                 harness's (the grader times the reference and the naive kernel in\n"
+    << "                 runs of their own, before and after every few students)\n"
     << "  --largest N    only the checks of at most N elements (the grader's emulator run)\n"
     << "  --gpu-gate FILE  time only while holding FILE's lock, so that timing runs sharing a GPU\n"
     << "                 take turns (the grader starts the next one while this one measures)\n"

@@ -13,6 +13,8 @@ struct Options {
   std::string only;                       // --only ID
   bool timing = true;                     // --no-timing
   bool timing_only = false;               // --timing-only: no checks (the grader ran them already)
+  bool no_baselines = false;              // --no-baselines: the student's row alone (the grader times the
+                                          // reference and the naive kernel in runs of their own)
   // --all: run the expensive checks even when smaller ones already fail. Without it, and only
   // when stdout is a terminal (a student at `make labN`), they are left out with a note; the
   // grader, the tests and anything else reading a pipe or a file always get every check.

@@ -360,7 +360,8 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
   }
 #ifndef CUDALAB_BACKEND_CPU
   try {
-    TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only};
+    TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only,
+                      opt.no_baselines};
     const GpuGate turn(opt.gpu_gate);  // the runner is up (its hello came): only the timing waits
     t = lab_timing(req);
   } catch (const std::exception& e) {

@@ -96,6 +96,10 @@ struct TimingRequest {
   // the harness's naive kernel's. The CPU, vendor and end-to-end rows cost seconds per student
   // and change no grade.
   bool graded_rows_only = false;
+  // --no-baselines: the student's row alone (with the ceiling and the physical floor, which judge
+  // it); every lab returns before its BaselineSession. The grader's anchor runs time the
+  // reference solution with the harness's rows instead (grading/results/reference_anchors.h).
+  bool student_row_only = false;
 };
 
 struct LabSuite {

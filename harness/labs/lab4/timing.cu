@@ -69,6 +69,7 @@ TimingReport lab_timing(const TimingRequest& req) {
     Timing cpu = time_host([&] { cpu_transpose(input.data(), host_out.data(), rows, cols); }, 3);
     row("one CPU core (32 x 32 blocked loops)", "cpu", cpu.median_ms);
   }
+  if (req.student_row_only) return t;  // the grader's anchor runs time the harness's rows
   // The harness's kernels on the student's very calls: fresh matrices, outputs checked alike.
   const BaselineSession baselines(4);
   const StudentTiming naive = baselines.time(0, make_call, verify);

@@ -92,23 +92,28 @@ TimingReport lab_timing(const TimingRequest& req) {
     add("one CPU core (serial, uniform bytes)", "cpu", cpu.median_ms);
   }
 
+  if (req.student_row_only) return report;  // the grader's anchor runs time the harness's rows
   // The harness's kernels on calls made as the student's were: fresh bytes, bins checked alike.
-  double naive_ms[2] = {0, 0};
+  // The global-atomics kernel on uniform bytes only (the grader's anchor): on skewed bytes one of
+  // its calls took 133 ms on the H100, a second of every passing `make lab6` for a row that
+  // tells nothing the uniform one does not.
+  double naive_ms = 0;
   const BaselineSession baselines(6);
-  for (int skewed = 0; skewed < (req.graded_rows_only ? 1 : 2); ++skewed) {  // the grader's anchor: uniform bytes
+  for (int skewed = 0; skewed < (req.graded_rows_only ? 1 : 2); ++skewed) {
     const std::string kind = kind_of(skewed);
-    const StudentTiming naive = baselines.time(0, calls_of(skewed, n, req.seed), verify_of(skewed, n, req.seed));
-    if (baseline_timed(naive, "the global-atomics kernel, " + kind, report)) {
-      naive_ms[skewed] = naive.median_ms;
-      add("global atomics only, " + kind + " (harness)", "baseline", naive.median_ms, batches_note(naive));
+    if (!skewed) {
+      const StudentTiming naive = baselines.time(0, calls_of(skewed, n, req.seed), verify_of(skewed, n, req.seed));
+      if (baseline_timed(naive, "the global-atomics kernel, " + kind, report)) {
+        naive_ms = naive.median_ms;
+        add("global atomics only, " + kind + " (harness)", "baseline", naive.median_ms, batches_note(naive));
+      }
     }
     if (req.graded_rows_only || n > size_t(INT32_MAX)) continue;  // CUB's HistogramEven counts in int
     const StudentTiming cub = baselines.time(1, calls_of(skewed, n, req.seed), verify_of(skewed, n, req.seed));
     if (baseline_timed(cub, "CUB, " + kind, report))
       add("CUB DeviceHistogram::HistogramEven, " + kind, "vendor", cub.median_ms, batches_note(cub));
   }
-  if ((naive_ms[0] > 0 && student[0].median_ms > 0.8 * naive_ms[0]) ||
-      (naive_ms[1] > 0 && student[1].median_ms > 0.8 * naive_ms[1]))
+  if (naive_ms > 0 && student[0].median_ms > 0.8 * naive_ms)
     report.note += ". Your histogram is no faster than the harness's global-atomics kernel: is the shared-memory "
                    "histogram in use, with one global atomicAdd per bin per block?";
   return report;

@@ -77,6 +77,7 @@ TimingReport lab_timing(const TimingRequest& req) {
     }, 3);  // the median of 3, as every lab's CPU row: each run is 0.2 s of the run's time
     add("one CPU core (one pass, a heap of k)", "cpu", cpu.median_ms, "");
   }
+  if (req.student_row_only) return report;  // the grader's anchor runs time the harness's rows
   // The harness's kernels on the student's very calls: fresh values, the top k checked alike.
   const BaselineSession baselines(8);
   const StudentTiming naive = baselines.time(0, make_call, verify);
