@@ -1,5 +1,6 @@
 #include "grade_student.h"
 
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -702,6 +703,22 @@ bool looks_handed_in_as_stub(const std::vector<CheckOutcome>& checks) {
   return !passed && failed && unwritten == failed;
 }
 
+std::string emulator_cores(unsigned& count) {
+  cpu_set_t mine;
+  std::vector<int> cores;
+  if (::sched_getaffinity(0, sizeof mine, &mine) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mine)) cores.push_back(c);
+  if (cores.size() <= kEmulatorCoresFree) {
+    count = std::max<unsigned>(1, unsigned(cores.size()) / 2);
+    return "";
+  }
+  std::string list;
+  for (size_t i = kEmulatorCoresFree; i < cores.size(); ++i) list += (list.empty() ? "" : ",") + std::to_string(cores[i]);
+  count = unsigned(cores.size() - kEmulatorCoresFree);
+  return list;
+}
+
 EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vector<std::string> args) {
   const fs::path dir = ctx.work / built.result.student, run_dir = dir / "emulator";
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
@@ -711,8 +728,7 @@ EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vec
   if (jail) {
     jail->gpu = false;       // the emulator runs on the CPU: no GPU device in its jail
     jail->cpu_weight = 10;   // background work: the checks' and the timing's runs come first
-    jail->cpus = 1;          // one core's time at most, the reference's run too: with at most
-                             // fewer runs than cores (grader.cpp), cores stay idle for the timing
+    jail->cpu_list = ctx.emulator.cores;  // never on the cores the check and timing runs keep
   }
   args.push_back("--no-timing");
   // The small checks only (the rubric's limits.emulator_largest): a barrier some threads skip, or

@@ -62,6 +62,10 @@ struct GradingContext {
     bool enabled = false;
     std::filesystem::path checker;  // build/cpu/check/labN
     double check_timeout = 0;       // its --check-timeout, from the reference's emulator run
+    // The cores its runs may use ("4-15"; "": any): all the grader's own but kEmulatorCoresFree,
+    // which the check and timing runs keep (emulator_cores()).
+    std::string cores;
+    unsigned threads = 1;           // emulator runs at once: as many as those cores
   } emulator;
 };
 
@@ -89,6 +93,14 @@ struct Built {
   // (emulate()), and run_and_finish leaves the emulator-judged checks for merge_emulator_verdicts.
   bool emulator_later = false;
 };
+
+// Cores the emulator's runs leave to the check and timing runs' own processes: the timing's
+// clock bound (timing_bound.h) refused one run in six on the H100 when the emulators could
+// take any core, and its noise spread identical kernels' ratios to 4%.
+inline constexpr unsigned kEmulatorCoresFree = 4;
+// The cores the grader may use (its affinity: a Slurm allocation's, say), less the first
+// kEmulatorCoresFree, as a --cpu-list; "" where no more than that many are there.
+std::string emulator_cores(unsigned& count);
 
 // When a student's CPU build and emulator run happen: right after the GPU build, on the same
 // thread (Inline), or later on a thread of their own (Later: emulate()), so that the builds of

@@ -193,6 +193,7 @@ void build_course(GradingContext& ctx) {
                        " BACKEND=cpu CHECK=race; it needs Boost.Context, or grade with --emulator-verdicts never):\n" +
                        indented(err));
     ctx.emulator.checker = ctx.repo / "build" / "cpu" / "check" / ("lab" + lab);
+    ctx.emulator.cores = emulator_cores(ctx.emulator.threads);
   }
   if (ctx.jailed) set_build_view(ctx);
 }

@@ -95,7 +95,7 @@ JobCgroup::JobCgroup(const std::string& name, const CgroupLimits& L) {
   if (!h.v2_root.empty()) {
     const std::string parent = h.v2_root + "/" + kFolder;
     if (make_dir(parent)) {
-      for (const char* c : {"memory", "pids", "cpu"}) {
+      for (const char* c : {"memory", "pids", "cpu", "cpuset"}) {
         if (!has_word(h.v2_controllers, c)) continue;
         write_text(h.v2_root + "/cgroup.subtree_control", std::string("+") + c);
         write_text(parent + "/cgroup.subtree_control", std::string("+") + c);
@@ -136,6 +136,10 @@ JobCgroup::JobCgroup(const std::string& name, const CgroupLimits& L) {
     if (!ok) memory_.clear();
   }
   if (L.pids && !pids_.empty() && !write_text(pids_ + "/pids.max", std::to_string(L.pids))) pids_.clear();
+  // Cores: v2 only (v1's cpuset needs its memory nodes copied too); where it cannot be had, the
+  // jail pins the command's affinity instead (sandbox.cpp), which the command could widen.
+  if (!L.cpu_list.empty() && has_word(v2_enabled, "cpuset") && write_text(v2_job + "/cpuset.cpus", L.cpu_list))
+    cpuset_ = v2_job;
   if (!cpu_.empty()) {
     bool ok = true;
     if (L.cpu_weight)
@@ -200,6 +204,7 @@ std::vector<std::pair<std::string, std::string>> JobCgroup::what() const {
   return {{"memory", how(memory_, memory_v2_)},
           {"pids", how(pids_, pids_v2_)},
           {"cpu", how(cpu_, cpu_v2_)},
+          {"cores", cpuset_.empty() ? "none" : "cgroup v2 cpuset"},
           {"kill", kill_dir_.empty() ? (groups_.empty() ? "process group" : "cgroup v1 members") : "cgroup v2 cgroup.kill"}};
 }
 

@@ -17,6 +17,7 @@ struct CgroupLimits {
   uint64_t pids = 0;          // 0: none
   unsigned cpu_weight = 0;    // 1..10000 (v2 cpu.weight; v1 cpu.shares scaled), 0: default
   double cpus = 0;            // cpu.max as a number of CPUs, 0: none
+  std::string cpu_list;       // v2 cpuset.cpus ("4-15"): the cores the group may run on, "": any
 };
 
 class JobCgroup {
@@ -41,6 +42,7 @@ class JobCgroup {
   };
   std::vector<Group> groups_;           // distinct directories, each gets the pid
   std::string memory_, pids_, cpu_;     // the group dir holding each controller ("" none)
+  std::string cpuset_;                  // the v2 group holding cpuset.cpus ("" none: the caller pins)
   bool memory_v2_ = false, pids_v2_ = false, cpu_v2_ = false;
   std::string kill_dir_;                // a v2 group (cgroup.kill), "" when none
 };

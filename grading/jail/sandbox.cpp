@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -134,6 +135,7 @@ struct Plan {
   bool in_chroot = false;
   std::string degraded_because;  // why there are no namespaces, when there are none
   bool rlimit_memory = false, rlimit_pids = false;  // the cgroup could not hold these
+  bool pin_affinity = false;                        // no cpuset: the cores by affinity instead
   int status_w = -1, go_r = -1, report_w = -1;
 };
 
@@ -277,6 +279,17 @@ void build_root(Plan& p) {
   (void)::sethostname("cudalab", 7);
 }
 
+// The command's CPU affinity: the cores of `list` ("4-15", "0-3,8"), where no cgroup cpuset
+// holds them (JailSpec::cpu_list).
+void pin_to_cores(int w, const std::string& list) {
+  const std::optional<std::vector<int>> cores = parse_cpu_list(list);
+  if (!cores) fail(w, "--cpu-list '" + list + "': write cores as 4-15 or 0-3,8");
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : *cores) CPU_SET(c, &set);
+  if (::sched_setaffinity(0, sizeof set, &set) != 0) fail(w, "cannot keep the command to cores " + list);
+}
+
 void set_limit(int resource, uint64_t value) {
   rlimit r{rlim_t(value), rlim_t(value)};
   ::setrlimit(resource, &r);
@@ -288,6 +301,7 @@ void set_limit(int resource, uint64_t value) {
   const int w = p.status_w;
   set_limit(RLIMIT_CORE, 0);
   if (s.file_mb) set_limit(RLIMIT_FSIZE, s.file_mb << 20);
+  if (p.pin_affinity) pin_to_cores(w, s.cpu_list);
   // Fallbacks where the cgroup could not hold the limit: per process, and per uid.
   if (p.rlimit_memory && s.memory_mb) set_limit(RLIMIT_DATA, s.memory_mb << 20);
   if (p.rlimit_pids && s.pids) set_limit(RLIMIT_NPROC, s.pids);
@@ -400,6 +414,7 @@ std::vector<std::string> jail_argv(const std::string& jail_program, const JailSp
   if (s.pids) opt("--pids", std::to_string(s.pids));
   if (s.cpu_weight) opt("--cpu-weight", std::to_string(s.cpu_weight));
   if (s.cpus > 0) opt("--cpus", std::to_string(s.cpus));
+  if (!s.cpu_list.empty()) opt("--cpu-list", s.cpu_list);
   if (s.wall_seconds > 0) opt("--wall", std::to_string(s.wall_seconds));
   if (s.file_mb) opt("--file-mb", std::to_string(s.file_mb));
   for (int fd : s.keep_fds) opt("--keep-fd", std::to_string(fd));
@@ -596,10 +611,12 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   p.envp.push_back(nullptr);
 
   auto cgroup = std::make_unique<JobCgroup>("j" + std::to_string(::getpid()),
-                                            CgroupLimits{spec.memory_mb << 20, spec.pids, spec.cpu_weight, spec.cpus});
+                                            CgroupLimits{spec.memory_mb << 20, spec.pids, spec.cpu_weight, spec.cpus,
+                                                         spec.cpu_list});
   for (const auto& [part, how] : cgroup->what()) {
     if (part == "memory") p.rlimit_memory = how == "none";
     if (part == "pids") p.rlimit_pids = how == "none";
+    if (part == "cores") p.pin_affinity = how == "none" && !spec.cpu_list.empty();
   }
   const sigset_t watched = watch_signals(spec, parent);
   int status[2], go[2], report[2];
@@ -649,6 +666,28 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   write_report(spec, isolation);
   if (o.signal_to_raise) raise_command_signal(o.signal_to_raise);
   return o.exit_status;
+}
+
+std::optional<std::vector<int>> parse_cpu_list(const std::string& list) {
+  std::set<int> cores;
+  size_t i = 0;
+  auto number = [&](int& out) {
+    const size_t start = i;
+    out = 0;
+    while (i < list.size() && std::isdigit(static_cast<unsigned char>(list[i])) && i - start < 5) out = out * 10 + (list[i++] - '0');
+    return i > start && out < CPU_SETSIZE;
+  };
+  while (i < list.size()) {
+    int first = 0, last = 0;
+    if (!number(first)) return std::nullopt;
+    last = first;
+    if (i < list.size() && list[i] == '-' && (++i, !number(last))) return std::nullopt;
+    if (last < first) return std::nullopt;
+    for (int c = first; c <= last; ++c) cores.insert(c);
+    if (i < list.size() && (list[i] != ',' || ++i == list.size())) return std::nullopt;
+  }
+  if (cores.empty()) return std::nullopt;
+  return std::vector<int>(cores.begin(), cores.end());
 }
 
 }  // namespace grading

@@ -26,6 +26,9 @@ struct JailSpec {
   uint64_t pids = 0;                 // tasks in the whole tree (cgroup; else RLIMIT_NPROC for the uid)
   unsigned cpu_weight = 0;           // share of the CPU against other jails (1..10000)
   double cpus = 0;                   // at most this many CPUs' time
+  // The cores it may run on ("4-15", "0-3,8"; "": any): its cgroup's cpuset where the host has
+  // one (the command cannot leave it), else the command's CPU affinity (which it could widen).
+  std::string cpu_list;
   double wall_seconds = 0;           // then everything in it is killed; 0: no limit
   uint64_t file_mb = 0;              // largest file one process may write (RLIMIT_FSIZE)
   std::vector<int> keep_fds;         // besides 0, 1, 2 and 3
@@ -50,5 +53,8 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command);
 // Exit statuses of cudalab-jail beyond the command's own.
 inline constexpr int kJailTimedOut = 124;
 inline constexpr int kJailSetupFailed = 125;
+
+// The cores of a --cpu-list ("4-15", "0-3,8"), ascending; none when it is not such a list.
+std::optional<std::vector<int>> parse_cpu_list(const std::string& list);
 
 }  // namespace grading

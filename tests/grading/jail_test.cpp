@@ -91,6 +91,29 @@ TEST_CASE("jail: identity, namespaces, a private root with only its own folder, 
   MESSAGE("isolation obtained here: " << r.isolation);
 }
 
+TEST_CASE("jail: --cpu-list keeps the command and its children to those cores (the grader's emulator runs)") {
+  if (!can_jail()) return;
+  cpu_set_t mine;
+  REQUIRE(::sched_getaffinity(0, sizeof mine, &mine) == 0);
+  int last = -1;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &mine)) last = c;
+  REQUIRE(last >= 0);
+  const std::string core = std::to_string(last);
+  RunResult r = jailed("grep Cpus_allowed_list /proc/self/status; sh -c 'grep Cpus_allowed_list /proc/self/status'", 2, 20,
+                       512, 64, [&](RunSpec& s) { s.jail->cpu_list = core; });
+  INFO(r.output);
+  INFO(r.isolation);
+  CHECK(r.exit_code == 0);
+  const std::string line = "Cpus_allowed_list:\t" + core + "\n";
+  CHECK(r.output == line + line);  // the command and a child of it
+  CHECK(r.isolation.find("\"cores\":") != std::string::npos);
+  CHECK(parse_cpu_list("0-3,8") == std::vector<int>{0, 1, 2, 3, 8});
+  CHECK_FALSE(parse_cpu_list("3-1"));
+  CHECK_FALSE(parse_cpu_list("1,"));
+  CHECK_FALSE(parse_cpu_list(""));
+}
+
 TEST_CASE("jail: a fork bomb meets the task limit, and nothing of it survives") {
   if (!can_jail()) return;
   const auto t0 = std::chrono::steady_clock::now();
