@@ -61,6 +61,8 @@ ifneq ($(filter grading-runner-prereqs grading-runner-check grading-build-view g
   endif
   # The prerequisites of $(BACKEND)-lab-runner as make itself expands them (`make -pq` prints its
   # rules), without the phony ones (cpu-deps: a check that runs every time, not a file to build).
+  # CHECK is passed on by name: make 4.3 gives $(shell) no command-line variable, and the
+  # emulator's build (CHECK=race) has objects of its own.
   grading_make_db = $(shell $(MAKE) -pq --no-print-directory -f $(firstword $(MAKEFILE_LIST)) BACKEND=$(BACKEND) LAB=$(LAB) $(if $(CHECK),CHECK=$(CHECK)) \
                       $(BACKEND)-lab-runner 2>/dev/null | sed -n 's/^$(1): //p')
   grading_phony := $(call grading_make_db,\.PHONY)
@@ -72,7 +74,7 @@ grading-runner-check:
 	@$(MAKE) -q --no-print-directory $(addprefix -o ,$(grading_phony)) $(grading_runner_prereqs) || { \
 	  echo "lab $(LAB)'s harness is not built for BACKEND=$(BACKEND), or not visible here: a build would first run"; \
 	  $(MAKE) -n --no-print-directory $(addprefix -o ,$(grading_phony)) $(grading_runner_prereqs) | head -n 5; \
-	  echo "(make grading-setup LAB=$(LAB) BACKEND=$(BACKEND) builds it)"; exit 3; }
+	  echo "(make grading-setup LAB=$(LAB) BACKEND=$(BACKEND)$(if $(CHECK), CHECK=$(CHECK)) builds it)"; exit 3; }
 # What a student's build reads besides its own file: the makefiles, the harness's sources, the
 # dependency checks' stamps, and each build folder a prerequisite lives in (build/cpu,
 # build/contract, ...). The grader shows exactly these, read-only, in every build's jail.

@@ -13,3 +13,6 @@ apt-get install -y -q --no-install-recommends g++ make perl python3 libboost-con
 cd /autograder/source
 test ! -e solutions || { echo "setup.sh: this autograder must not carry solutions/" >&2; exit 1; }
 make BACKEND=cpu grading-setup LAB=@LAB@
+# The emulator's build (the race detector's), whose run judges the races check: built once here,
+# not at every submission.
+make BACKEND=cpu CHECK=race grading-setup LAB=@LAB@

@@ -113,6 +113,13 @@ for b in $builds; do
   mk BACKEND="$b" ${ARCH:+ARCH=$ARCH} grading-setup LAB="$lab" >>"$slurmdir/build.log" 2>&1 ||
     { tail -n 30 "$slurmdir/build.log" >&2; die "building lab $lab for BACKEND=$b failed (log: $slurmdir/build.log)"; }
 done
+# The emulator's build (the CPU backend under its race detector), which judges barriers and races
+# on every backend: built here too, or every task would build it in the shared build/ at once.
+case " $grade_args " in
+  *" --emulator-verdicts never "*) ;;
+  *) mk BACKEND=cpu CHECK=race grading-setup LAB="$lab" >>"$slurmdir/build.log" 2>&1 ||
+       { tail -n 30 "$slurmdir/build.log" >&2; die "building lab $lab for the emulator (BACKEND=cpu CHECK=race) failed (log: $slurmdir/build.log)"; } ;;
+esac
 grader=$repo/build/grading/cudalab-grade
 "$grader" --help 2>/dev/null | grep -q -- '--shard' || die "$grader has no --shard option: update the checkout (make grader)"
 
