@@ -94,9 +94,8 @@ struct Built {
   bool emulator_later = false;
 };
 
-// Cores the emulator's runs leave to the check and timing runs' own processes: the timing's
-// clock bound (timing_bound.h) refused one run in six on the H100 when the emulators could
-// take any core, and its noise spread identical kernels' ratios to 4%.
+// Cores the emulator's runs leave to the check and timing runs' own processes: with emulator
+// runs on any core, the timing's clock bound (timing_bound.h) refused one run in six on the H100.
 inline constexpr unsigned kEmulatorCoresFree = 4;
 // The cores the grader may use (its affinity: a Slurm allocation's, say), less the first
 // kEmulatorCoresFree, as a --cpu-list; "" where no more than that many are there.

@@ -379,10 +379,10 @@ struct ToTime {
 // points' step, few enough that the anchors cost less than the naive kernel's runs they replace.
 constexpr size_t kStudentsPerAnchor = 8;
 
-
 // One GPU's timing queue, run by kInFlightPerGpu threads in order: anchors (the reference with
 // the naive kernel) and students (their kernel alone), or, with no reference to anchor to (no
-// solution shipped), each student with the naive kernel in its own run.
+// solution shipped), each student with the naive kernel in its own run (the queue's two anchor
+// places then stay empty).
 class GpuTimingQueue {
  public:
   GpuTimingQueue(const GradingContext& ctx, const RunSetup& run, size_t g, std::vector<ToTime>& students,
@@ -642,9 +642,9 @@ void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Su
   to_emulate.close();
   // Emulator runs beside the check runs and the timing: their jails at a low CPU weight and
   // off the kEmulatorCoresFree cores that the check and timing runs keep (emulator_cores()).
-  // Measured on the H100 (300 students): emulator runs that could take any core spread identical
-  // kernels' speed ratios to 3.9-4.3% and got one timing in six refused by its clock bound; made
-  // to end before the timing, they held it back by over a minute.
+  // Measured on the H100 (300 students): with emulator runs on any core (each held to one core's
+  // time), the timing's clock bound refused one run in six; kept off four cores, two runs of 256
+  // (each then timed again). Made to end before the timing, they held it back by over a minute.
   const unsigned emulator_threads = jobs == cores ? ctx.emulator.threads : jobs;
   std::vector<std::thread> emulators = start_emulators(ctx, emulator_threads, to_emulate, meeting);
   for (auto& t : runners) t.join();
