@@ -25,7 +25,9 @@ struct Timing {
 Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg = {},
                 const std::function<void()>& prepare = nullptr);
 
-// Times a host function with a steady clock (median of `repeats` after one warm-up).
+// Times a host function with a steady clock: the median of `repeats` after one warm-up, or one
+// run after it when the warm-up took kLongHostRunMs or more.
+inline constexpr double kLongHostRunMs = 100;
 Timing time_host(const std::function<void()>& work, int repeats = 5);
 
 // Evicts the L2 cache by writing a buffer twice its size.
