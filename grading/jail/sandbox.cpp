@@ -261,7 +261,7 @@ void build_root(Plan& p) {
   }
   for (const auto& [name, to] : {std::pair{"/dev/fd", "/proc/self/fd"}, {"/dev/stdin", "/proc/self/fd/0"},
                                  {"/dev/stdout", "/proc/self/fd/1"}, {"/dev/stderr", "/proc/self/fd/2"}})
-    (void)::symlink(to, (R + name).c_str());
+    if (::symlink(to, (R + name).c_str()) != 0) continue;  // a convenience: a command without them still runs
   make_parents(R + "/proc/");
   if (::mount("proc", (R + "/proc").c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
     fail(w, "cannot mount /proc");
@@ -276,7 +276,7 @@ void build_root(Plan& p) {
     if (::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) fail(w, "cannot leave the old root");
   }
   if (!set_attr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false)) fail(w, "cannot make / read-only");
-  (void)::sethostname("cudalab", 7);
+  if (::sethostname("cudalab", 7) != 0) return;  // a name only: the UTS namespace is the isolation
 }
 
 // The command's CPU affinity: the cores of `list` ("4-15", "0-3,8"), where no cgroup cpuset
