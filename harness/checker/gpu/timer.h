@@ -25,8 +25,8 @@ struct Timing {
 Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg = {},
                 const std::function<void()>& prepare = nullptr);
 
-// Times a host function with a steady clock: the median of `repeats` after one warm-up, or one
-// run after it when the warm-up took kLongHostRunMs or more.
+// Times a host function with a steady clock: the median of `repeats` after one warm-up, or the
+// first run alone when it took kLongHostRunMs or more (the caller has made its data already).
 inline constexpr double kLongHostRunMs = 100;
 Timing time_host(const std::function<void()>& work, int repeats = 5);
 

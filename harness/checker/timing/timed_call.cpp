@@ -251,8 +251,8 @@ std::string timing_method_note(const StudentTiming& t, const std::string& ceilin
   std::snprintf(clock, sizeof clock, "%.4f ms reported, %.4f ms on the checker's clock, at least %.4f ms accepted",
                 t.median_ms, t.wall_median_ms, t.least_ms);
   return "every GPU row timed one way: " + shared_timing_method() + ". Yours: " + t.method() + " (per call: " + clock +
-         "). The CPU row: a steady clock after a warm-up, the median of 3 runs (one run when a run takes "
-         "over 0.1 s). " + ceiling_how;
+         "). The CPU row: a steady clock, one run when it takes over 0.1 s, else the median of 3 after a "
+         "warm-up. " + ceiling_how;
 }
 
 }  // namespace cudalab

@@ -88,7 +88,7 @@ TimingReport lab_timing(const TimingRequest& req) {
     const Timing cpu = time_host([&] {
       volatile uint64_t first = histogram_serial(input)[0];
       (void)first;
-    }, 3);  // as every lab's CPU row (time_host: one run after the warm-up for runs over 0.1 s)
+    }, 3);  // as every lab's CPU row (time_host: one run when it takes over 0.1 s)
     add("one CPU core (serial, uniform bytes)", "cpu", cpu.median_ms);
   }
 
