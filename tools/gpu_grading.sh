@@ -29,6 +29,7 @@ if [ -d "$deps" ]; then
 else
   libs="-lcrypto -pthread"
 fi
+build_start=$(date +%s)
 make -j"$(nproc)" BACKEND="$backend" grading-setup LAB=3 GRADING_LIBS="$libs" > "$OUT/grader_build.log" 2>&1 ||
   { tail -30 "$OUT/grader_build.log"; echo "gpu_grading: the grader's setup does not build (log: $OUT/grader_build.log)"; exit 1; }
 # On a GPU the grader also builds each file for the CPU backend, whose emulator judges barriers
@@ -37,6 +38,7 @@ if [ "$backend" = cuda ]; then
   make -j"$(nproc)" BACKEND=cpu lab-checker grading-runner-prereqs LAB=3 >> "$OUT/grader_build.log" 2>&1 ||
     { tail -30 "$OUT/grader_build.log"; echo "gpu_grading: the CPU backend does not build (Boost.Context?)"; exit 1; }
 fi
+built=$(( $(date +%s) - build_start ))
 [ -d "$CLASS" ] || tools/make_class.sh "$n" "$CLASS"
 start=$(date +%s)
 timeout "$limit" ./build/grading/cudalab-grade --lab 3 --submissions "$CLASS" --grades "$GRADES" --backend "$backend" \
@@ -45,7 +47,8 @@ rc=$?
 took=$(( $(date +%s) - start ))
 prev=$(cat "$GRADES/.grading_seconds" 2>/dev/null || echo 0)
 mkdir -p "$GRADES" && echo $(( prev + took )) > "$GRADES/.grading_seconds"
-echo "grader exit $rc after $took s this call; $(( prev + took )) s in all"
+echo "grader exit $rc after $took s this call; $(( prev + took )) s in all; the grader's own build took $built s" \
+     "(end to end this call: $(( built + took )) s)"
 tail -25 "$OUT/grading.log" | tr '\r' '\n' | tail -25
 [ -f "$GRADES/lab3/gradebook.csv" ] && cp "$GRADES/lab3/gradebook.csv" "$OUT/" && \
   echo "gradebook rows: $(( $(wc -l < "$GRADES/lab3/gradebook.csv") - 1 ))"
