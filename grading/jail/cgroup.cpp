@@ -179,24 +179,21 @@ void JobCgroup::kill_all() {
   }
 }
 
+// The value of `key` in a file of "key value" lines (memory.events, memory.oom_control); 0 when absent.
+static long keyed_value(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  for (std::string k; in >> k;) {
+    long v = 0;
+    in >> v;
+    if (k == key) return v;
+  }
+  return 0;
+}
+
 bool JobCgroup::memory_limit_hit() const {
   if (memory_.empty()) return false;
-  if (memory_v2_) {
-    std::istringstream ev(read_text(memory_ + "/memory.events"));
-    for (std::string k; ev >> k;) {
-      long v = 0;
-      ev >> v;
-      if (k == "oom_kill" && v > 0) return true;
-    }
-    return false;
-  }
-  std::istringstream oc(read_text(memory_ + "/memory.oom_control"));
-  for (std::string k; oc >> k;) {
-    long v = 0;
-    oc >> v;
-    if (k == "oom_kill" && v > 0) return true;
-  }
-  return false;
+  // v2 counts the OOM killer's kills in memory.events, v1 in memory.oom_control.
+  return keyed_value(read_text(memory_ + (memory_v2_ ? "/memory.events" : "/memory.oom_control")), "oom_kill") > 0;
 }
 
 std::vector<std::pair<std::string, std::string>> JobCgroup::what() const {
