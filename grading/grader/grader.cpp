@@ -381,15 +381,14 @@ constexpr size_t kStudentsPerAnchor = 8;
 
 // One GPU's timing queue, run by kInFlightPerGpu threads in order: anchors (the reference with
 // the naive kernel) and students (their kernel alone), or, with no reference to anchor to (no
-// solution shipped), each student with the naive kernel in its own run (the queue's two anchor
-// places then stay empty).
+// solution shipped), each student with the naive kernel in its own run.
 class GpuTimingQueue {
  public:
   GpuTimingQueue(const GradingContext& ctx, const RunSetup& run, size_t g, std::vector<ToTime>& students,
                  EmulatorMeeting& meeting)
       : ctx_(ctx), run_(run), g_(g), gpu_(run.run_slots[g]), gate_(ctx.work / ("gpu" + std::to_string(g) + ".gate")),
         students_(students), meeting_(meeting), anchored_(run.reference.has_value()),
-        queue_(students.size(), anchored_ ? kStudentsPerAnchor : students.size() + 1) {}
+        queue_(students.size(), anchored_ ? kStudentsPerAnchor : 0) {}
 
   // Takes jobs until none is left (called on each of the GPU's threads).
   void work() {
@@ -420,16 +419,14 @@ class GpuTimingQueue {
 
   void time_anchor(size_t a) {
     std::optional<AnchorTimes> times;
-    if (anchored_) {
-      StudentResult r = run_.reference->result;
-      r.seed = 0x5EED0000ull + 7919 * a + g_;  // each anchor on inputs of its own, the same in every run
-      try {
-        time_with_retries(*run_.reference, r, TimingRun::Anchor, "anchor-" + std::to_string(g_));
-        if (r.student_ms && *r.student_ms > 0) times = AnchorTimes{*r.student_ms, r.naive_ms};
-        else std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_ << " was not timed: " << r.timing_note << "\n";
-      } catch (const std::exception& e) {
-        std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_ << " failed: " << e.what() << "\n";
-      }
+    StudentResult r = run_.reference->result;
+    r.seed = 0x5EED0000ull + 7919 * a + g_;  // each anchor on inputs of its own, the same in every run
+    try {
+      time_with_retries(*run_.reference, r, TimingRun::Anchor, "anchor-" + std::to_string(g_));
+      if (r.student_ms && *r.student_ms > 0) times = AnchorTimes{*r.student_ms, r.naive_ms};
+      else std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_ << " was not timed: " << r.timing_note << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_ << " failed: " << e.what() << "\n";
     }
     std::vector<size_t> whole;
     {
@@ -447,7 +444,6 @@ class GpuTimingQueue {
       std::cerr << "\ngrader: could not time " << t.result.student << ": " << e.what() << "\n";
       t.failed = true;
     }
-    if (!anchored_) return finish(s);
     std::vector<size_t> whole;
     {
       std::lock_guard<std::mutex> l(mutex_);

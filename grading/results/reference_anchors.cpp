@@ -6,10 +6,10 @@
 
 namespace grading {
 
-AnchoredQueue::AnchoredQueue(size_t students, size_t per_anchor) : per_anchor_(std::max<size_t>(1, per_anchor)) {
-  const size_t anchors = students == 0 ? 0 : (students + per_anchor_ - 1) / per_anchor_ + 1;
+AnchoredQueue::AnchoredQueue(size_t students, size_t per_anchor) : per_anchor_(per_anchor) {
+  const size_t anchors = students == 0 || !anchored() ? 0 : (students + per_anchor_ - 1) / per_anchor_ + 1;
   for (size_t s = 0; s < students; ++s) {
-    if (s % per_anchor_ == 0) jobs_.push_back({true, s / per_anchor_});
+    if (anchored() && s % per_anchor_ == 0) jobs_.push_back({true, s / per_anchor_});
     jobs_.push_back({false, s});
   }
   if (anchors > 0) jobs_.push_back({true, anchors - 1});
@@ -20,6 +20,7 @@ AnchoredQueue::AnchoredQueue(size_t students, size_t per_anchor) : per_anchor_(s
 }
 
 bool AnchoredQueue::whole(size_t s) const {
+  if (!anchored()) return student_ended_[s];
   return student_ended_[s] && anchor_ended_[before(s)] && anchor_ended_[before(s) + 1];
 }
 
@@ -52,6 +53,7 @@ std::vector<size_t> AnchoredQueue::student_done(size_t s) {
 }
 
 std::optional<AnchorTimes> AnchoredQueue::times_for(size_t s) const {
+  if (!anchored()) return std::nullopt;
   const std::optional<AnchorTimes>& a = anchors_.at(before(s));
   const std::optional<AnchorTimes>& b = anchors_.at(before(s) + 1);
   if (!a || !b) return a ? a : b;
@@ -63,6 +65,7 @@ std::optional<AnchorTimes> AnchoredQueue::times_for(size_t s) const {
 }
 
 std::optional<double> AnchoredQueue::noise_for(size_t s) const {
+  if (!anchored()) return std::nullopt;
   const std::optional<AnchorTimes>& a = anchors_.at(before(s));
   const std::optional<AnchorTimes>& b = anchors_.at(before(s) + 1);
   if (!a || !b || a->reference_ms <= 0 || b->reference_ms <= 0) return std::nullopt;

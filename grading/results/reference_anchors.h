@@ -23,7 +23,8 @@ struct AnchorTimes {
   std::optional<double> naive_ms;  // the naive kernel in the same run (absent where none was timed)
 };
 
-// One GPU's timing queue: anchor, `per_anchor` students, anchor, ..., anchor.
+// One GPU's timing queue: anchor, `per_anchor` students, anchor, ..., anchor; with per_anchor 0,
+// the students alone (no reference to anchor to), each whole once timed.
 class AnchoredQueue {
  public:
   struct Job {
@@ -59,6 +60,7 @@ class AnchoredQueue {
   std::vector<bool> anchor_ended_, student_ended_, student_told_;
   std::vector<std::optional<AnchorTimes>> anchors_;
   size_t before(size_t s) const { return s / per_anchor_; }  // the anchor before student s; after: + 1
+  bool anchored() const { return per_anchor_ > 0; }
   std::vector<size_t> newly_whole(size_t anchor);
   bool whole(size_t s) const;
 };

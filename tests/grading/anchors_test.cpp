@@ -24,6 +24,16 @@ TEST_CASE("an anchor before every few students and after the last") {
   CHECK(order_of(AnchoredQueue(4, 2)) == "A0 s0 s1 A1 s2 s3 A2 ");
   CHECK(order_of(AnchoredQueue(1, 8)) == "A0 s0 A1 ");
   CHECK(order_of(AnchoredQueue(0, 8)).empty());
+  CHECK(order_of(AnchoredQueue(3, 0)) == "s0 s1 s2 ");  // no reference to anchor to
+}
+
+TEST_CASE("without anchors each student is whole once timed, with no anchor times") {
+  AnchoredQueue q(2, 0);
+  CHECK(q.student_done(1) == std::vector<size_t>{1});
+  CHECK(q.student_done(0) == std::vector<size_t>{0});
+  CHECK_FALSE(q.times_for(0));
+  CHECK_FALSE(q.noise_for(0));
+  CHECK(q.anchors_timed() == 0);
 }
 
 TEST_CASE("a student is whole once it and both of its anchors have ended, in any order") {
