@@ -137,7 +137,7 @@ JobCgroup::JobCgroup(const std::string& name, const CgroupLimits& L) {
   }
   if (L.pids && !pids_.empty() && !write_text(pids_ + "/pids.max", std::to_string(L.pids))) pids_.clear();
   // Cores: v2 only (v1's cpuset needs its memory nodes copied too); where it cannot be had, the
-  // jail pins the command's affinity instead (sandbox.cpp), which the command could widen.
+  // jail pins the command's affinity instead and refuses it sched_setaffinity (sandbox.cpp).
   if (!L.cpu_list.empty() && has_word(v2_enabled, "cpuset") && write_text(v2_job + "/cpuset.cpus", L.cpu_list))
     cpuset_ = v2_job;
   if (!cpu_.empty()) {

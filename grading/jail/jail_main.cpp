@@ -27,6 +27,7 @@
 //   --cpu-weight N           CPU share against other jails, 1..10000 (100 is the default share)
 //   --cpus X                 at most X CPUs' worth of time
 //   --cpu-list L             only these cores (4-15, 0-3,8): a cgroup v2 cpuset, else affinity
+//                            with sched_setaffinity refused to the command (seccomp)
 //   --wall SECONDS           then every process it started is killed (cgroup.kill and the PID
 //                            namespace's end), whatever it does with signals, clocks or output
 //   --file-mb N              largest file one process may write (RLIMIT_FSIZE)

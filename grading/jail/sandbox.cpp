@@ -19,9 +19,12 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <grp.h>
+#include <linux/audit.h>
 #include <linux/close_range.h>
+#include <linux/filter.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -35,6 +38,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -290,6 +294,32 @@ void pin_to_cores(int w, const std::string& list) {
   if (::sched_setaffinity(0, sizeof set, &set) != 0) fail(w, "cannot keep the command to cores " + list);
 }
 
+#if defined(__x86_64__)
+#define CUDALAB_NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define CUDALAB_NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+// Where the cores are held by affinity alone, the command must not widen it: sched_setaffinity
+// fails with EPERM, and so does every system call made through another architecture's table
+// (x86-64's int 0x80 reaches the i386 numbers, where this filter's would not match).
+void forbid_affinity_changes(int w) {
+#ifdef CUDALAB_NATIVE_ARCH
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CUDALAB_NATIVE_ARCH, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sched_setaffinity, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+  sock_fprog prog{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) fail(w, "cannot keep the command from leaving its cores");
+#else
+  fail(w, "--cpu-list without a cgroup cpuset is not supported on this architecture");
+#endif
+}
+
 void set_limit(int resource, uint64_t value) {
   rlimit r{rlim_t(value), rlim_t(value)};
   ::setrlimit(resource, &r);
@@ -309,6 +339,7 @@ void set_limit(int resource, uint64_t value) {
     fail(w, "cannot switch to uid " + std::to_string(s.uid));
   if (s.uid != 0 && ::setuid(0) == 0) fail(w, "the identity did not drop");
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (p.pin_affinity) forbid_affinity_changes(w);  // after NO_NEW_PRIVS, which a filter needs
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // after the identity change, which clears it
   if (::chdir(s.chdir.c_str()) != 0) fail(w, "cannot enter " + s.chdir);
 

@@ -27,7 +27,8 @@ struct JailSpec {
   unsigned cpu_weight = 0;           // share of the CPU against other jails (1..10000)
   double cpus = 0;                   // at most this many CPUs' time
   // The cores it may run on ("4-15", "0-3,8"; "": any): its cgroup's cpuset where the host has
-  // one (the command cannot leave it), else the command's CPU affinity (which it could widen).
+  // one, else the command's CPU affinity with sched_setaffinity refused to it (seccomp): either way
+  // the command cannot leave them.
   std::string cpu_list;
   double wall_seconds = 0;           // then everything in it is killed; 0: no limit
   uint64_t file_mb = 0;              // largest file one process may write (RLIMIT_FSIZE)
