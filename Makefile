@@ -113,6 +113,13 @@ quiet_fail := $(if $(filter 0,$(MAKELEVEL)),$(if $(filter 1,$(words $(MAKECMDGOA
 # In a recipe, after a failure that has been explained: $(call quiet_stop,STATUS).
 quiet_stop = $(if $(quiet_fail),kill -s PIPE $$PPID 2>/dev/null;) exit $(or $(1),1)
 
+# The dependency files (.d, the compilers' -MMD) under folder $(1) whose object's source is still
+# there: one written before a source was renamed or removed names it, and would stop every make
+# of an existing build/ with "No rule to make target" (its object's own rule says what is needed).
+live_deps = $(shell find $(1) -name '*.d' -exec awk 'FNR == 1 { sub(/^[^:]*:/, "") } \
+                { for (i = 1; i <= NF; i++) if ($$i != "\\") { if ((getline x < $$i) >= 0) print FILENAME; close($$i); nextfile } }' \
+                {} + 2>/dev/null)
+
 include $(sort $(wildcard mk/*.mk))
 
 # DEBUGGER=cuda-gdb (or gdb) runs the kernel runner, your lab file's process, under it; the

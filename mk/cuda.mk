@@ -26,7 +26,7 @@ NVCC_BASE := -std=c++20 -O3 -lineinfo -gencode arch=compute_$(ARCH),code=[sm_$(A
 HOST_CXX_BASE := g++ $(CXXFLAGS_COMMON) -isystem $(CUDA_HOME)/include -MMD -MP
 
 # What each program is made of. The checker's lab-specific parts: labs/labN/checks.cpp and
-# labs/labN/timing.cu; the runner's: labs/labN/runner_entry.cpp and the lab file.
+# labs/labN/timing.cpp; the runner's: labs/labN/runner_entry.cpp and the lab file.
 CHECK_SRCS := $(filter-out harness/checker/core/main.cpp,$(wildcard harness/checker/*/*.cpp))
 CHECK_GPU_SRCS := $(wildcard harness/checker/gpu/*.cu)
 COMMON_SRCS := $(wildcard harness/wire/*.cpp)
@@ -163,7 +163,7 @@ cuda-build-all: $(foreach n,$(LABS),$(CUDA_OUT)/check/lab$(n) $(CUDA_OUT)/soluti
                 $(foreach f,$(SHIPPED_STUBS),$(CUDA_OUT)/shipped/$(firstword $(subst _, ,$(notdir $(f))))-runner)
 
 .SECONDARY:
--include $(shell find $(CUDA_OUT) -name '*.d' 2>/dev/null)
+-include $(call live_deps,$(CUDA_OUT))
 
 # What each step of labs 6-8 buys on a GPU (tools/bench_steps; a benchmark, not a test): the
 # figures the notebooks quote. `make bench-steps && build/bench/bench_steps`.

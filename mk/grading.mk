@@ -153,4 +153,4 @@ $(addprefix test-grading-,$(GRADING_TEST_OWN)): test-grading-%: $(GRADING_OUT)/g
 
 TEST_TARGETS += test-grading
 
--include $(shell find $(GRADING_OUT)/obj $(GRADING_OUT)/tests -name '*.d' 2>/dev/null)
+-include $(call live_deps,$(GRADING_OUT)/obj $(GRADING_OUT)/tests)

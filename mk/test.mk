@@ -134,4 +134,4 @@ test: test-deps
 	 { $(MAKE) --no-print-directory -k -Otarget test-parts 2>&1; echo $$? > $(TEST_OUT)/test.status; } | tee $(TEST_OUT)/test.log; \
 	 tools/test_summary.sh $(TEST_OUT)/test.log $$(cat $(TEST_OUT)/test.status); $(finish_lab)
 
--include $(shell find $(TEST_OUT) -name '*.d' 2>/dev/null)
+-include $(call live_deps,$(TEST_OUT))

@@ -41,8 +41,11 @@ fi
 built=$(( $(date +%s) - build_start ))
 [ -d "$CLASS" ] || tools/make_class.sh "$n" "$CLASS"
 start=$(date +%s)
+# GRADER_ARGS: more of the grader's options (--timing-trace: where each timing run's time goes,
+# kept in $OUT/timing-trace.log).
+# shellcheck disable=SC2086
 timeout "$limit" ./build/grading/cudalab-grade --lab 3 --submissions "$CLASS" --grades "$GRADES" --backend "$backend" \
-  > "$OUT/grading.log" 2>&1
+  ${GRADER_ARGS:-} > "$OUT/grading.log" 2>&1
 rc=$?
 took=$(( $(date +%s) - start ))
 prev=$(cat "$GRADES/.grading_seconds" 2>/dev/null || echo 0)
@@ -50,6 +53,8 @@ mkdir -p "$GRADES" && echo $(( prev + took )) > "$GRADES/.grading_seconds"
 echo "grader exit $rc after $took s this call; $(( prev + took )) s in all; the grader's own build took $built s" \
      "(end to end this call: $(( built + took )) s)"
 tail -25 "$OUT/grading.log" | tr '\r' '\n' | tail -25
+[ -f build/grading/lab3/timing-trace.log ] && cp build/grading/lab3/timing-trace.log "$OUT/" && \
+  python3 tools/timing_trace_summary.py build/grading/lab3/timing-trace.log
 [ -f "$GRADES/lab3/gradebook.csv" ] && cp "$GRADES/lab3/gradebook.csv" "$OUT/" && \
   echo "gradebook rows: $(( $(wc -l < "$GRADES/lab3/gradebook.csv") - 1 ))"
 [ -f "$GRADES/lab3/summary.json" ] && cp "$GRADES/lab3/summary.json" "$OUT/" && \

@@ -55,6 +55,8 @@ struct GradingContext {
   // started with it: a host whose libraries travel beside the checkout (.carry/deps). Their
   // folders are part of a jailed build's view.
   std::vector<std::string> build_env;
+  // --timing-trace: each timing run's "timing trace:" lines go to <work>/timing-trace.log.
+  bool timing_trace = false;
   // The checks only the CPU backend's emulator can judge (a report's "judged_by": "emulator",
   // such as barriers): when on, each file is also built for the CPU backend, in the same jailed
   // build step, and those checks' verdicts come from an emulator run (emulator_verdicts.h).

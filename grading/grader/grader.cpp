@@ -247,6 +247,7 @@ RunSetup prepare_run(Config& cfg) {
   ctx.build_timeout = cfg.build_timeout.value_or(ctx.rubric.limits.build_seconds);
   ctx.run_timeout = cfg.run_timeout.value_or(ctx.rubric.limits.run_seconds);
 
+  ctx.timing_trace = cfg.timing_trace;
   if (geteuid() == 0 && cfg.isolate) {
     ctx.jailed = true;
     ctx.jail_program = find_jail(cfg.repo);

@@ -40,6 +40,9 @@ struct Config {
   // time) on the CPU backend too, where the timing only says "emulated" (tests/grading checks
   // that no result is lost in that schedule).
   bool time_apart = false;
+  // --timing-trace: every timing run's steps (the checker's --timing-trace), in
+  // <work>/timing-trace.log: where the timing phase's seconds go. Never read for a grade.
+  bool timing_trace = false;
 };
 
 // Returns the process exit status: 0 every student graded (whatever the scores); 1 some

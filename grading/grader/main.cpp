@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--time-apart", cfg.time_apart,
                "on the CPU backend too, check everyone first and time the correct ones afterwards, as on a GPU (tests)");
+  app.add_flag("--timing-trace", cfg.timing_trace,
+               "write where each timing run's time goes (waiting for the GPU, each batch's steps) to "
+               "<work>/timing-trace.log");
   CLI11_PARSE(app, argc, argv);
   if (!shard.empty()) std::sscanf(shard.c_str(), "%u/%u", &cfg.shard_index, &cfg.shard_count);
 

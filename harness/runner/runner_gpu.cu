@@ -57,7 +57,7 @@ void gather_elements(const void* p, size_t elem_bytes, const std::vector<uint64_
 void fill_random(void* p, const wire::BufferSpec& b) { wire::fill_on_device(p, b); }
 
 // Writes a buffer twice the L2's size, so no repetition finds its inputs cached: with
-// cudaMemsetAsync, as the checker's own timer does for the baselines (checker/gpu/timer.cu), so
+// cudaMemsetAsync, as the checker's own timer does for the baselines (checker/gpu/timer.cpp), so
 // that the student's row and the CUB row are measured the same way.
 void flush_l2_cache() {
   static void* buf = nullptr;

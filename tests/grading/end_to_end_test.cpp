@@ -417,34 +417,26 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   const std::string leftovers = "ps -eo args= | grep -F '" + (kRoot / "work2").string() + "' | grep -v grep";
   CHECK_MESSAGE(std::system(("! " + leftovers + " >/dev/null").c_str()) == 0, leftovers);
 
-  // The GPU's schedule (the checks of several students at once, then each correct kernel's
-  // timing run alone), run here on the CPU backend through the grader's --time-apart: the
-  // same gradebook, and the correct students went through a timing run of their own.
-  const fs::path grades3 = kRoot / "grades-two-phase";
-  std::vector<std::string> two_phase = grader_args(grades3, kRoot / "work3", "small");
-  two_phase.insert(two_phase.end(), {"--parallel-runs", "2"});
-  two_phase.push_back("--time-apart");
-  REQUIRE(wait_for(start(two_phase, kRoot / "run6.log")) == 0);
-  const std::string run6 = read_file(kRoot / "run6.log").value_or("");
-  CHECK_MESSAGE(run6.find("checks of 2 students at once") != std::string::npos, run6);
-  CHECK_MESSAGE(gradebook(grades3) == expected, differing_rows(expected, gradebook(grades3)));
-  CHECK(result(grades3, "correct")["timing_status"] == "emulated");
-  CHECK(result(grades3, "correct")["timing_note"].get<std::string>().find("emulated") != std::string::npos);
-
-  // The GPU grader's path for the checks only the emulator can judge, exercised on the CPU
-  // backend (--emulator-verdicts always, --time-apart as on a GPU): each file is built for the
-  // CPU backend a second time, once every build is done, and barriers is taken from that run
-  // when it meets the checks' result. The same verdicts and points as the checker's own.
+  // The GPU's schedule, run here on the CPU backend (--time-apart, --parallel-runs 2): the checks
+  // of several students at once, then each correct kernel's timing run alone; and the GPU
+  // grader's path for the checks only the emulator can judge (--emulator-verdicts always): each
+  // file is built for the CPU backend a second time, once every build is done, and barriers is
+  // taken from that run when it meets the checks' result. The same verdicts and points as the
+  // checker's own, and the correct student went through a timing run of its own.
   const fs::path grades5 = kRoot / "grades-emulator";
   std::vector<std::string> emulator_run = grader_args(grades5, kRoot / "work5", "emulator");
-  emulator_run.insert(emulator_run.end(), {"--emulator-verdicts", "always", "--time-apart"});
+  emulator_run.insert(emulator_run.end(), {"--emulator-verdicts", "always", "--time-apart", "--parallel-runs", "2"});
   REQUIRE(wait_for(start(emulator_run, kRoot / "run9.log")) == 0);
+  const std::string run9 = read_file(kRoot / "run9.log").value_or("");
+  CHECK_MESSAGE(run9.find("checks of 2 students at once") != std::string::npos, run9);
   for (const char* s : kEmulatorClass) {
     CHECK_MESSAGE(gradebook(grades5)[s] == book[s], s);
     CHECK_MESSAGE(check_status(result(grades5, s), "barriers") == check_status(result(grades, s), "barriers"), s);
     CHECK_MESSAGE(check_status(result(grades5, s), "races") == check_status(result(grades, s), "races"), s);
     CHECK_MESSAGE(fs::exists(kRoot / "work5" / s / "bin" / "lab-cpu"), s << ": no CPU build beside the runner");
   }
+  CHECK(result(grades5, "correct")["timing_status"] == "emulated");
+  CHECK(result(grades5, "correct")["timing_note"].get<std::string>().find("emulated") != std::string::npos);
   CHECK(result(grades5, "barrier_in_if")["checks"].dump().find("judged by the CPU backend's emulator") != std::string::npos);
   CHECK(result(grades5, "stub_as_handed_out")["reason"].get<std::string>().rfind("stub:", 0) == 0);
 

@@ -188,7 +188,7 @@ TEST_CASE("static rules: #include names the lab's header or a system header, not
   CHECK(rule("#include \"cudalab/../../../solutions/lab3_multilevel_sum.cu\"\n") == "include_path");
   CHECK(rule("#include \"solutions/lab3.h\"\n") == "include_path");
   CHECK(rule("#include \"lab2_shared_sum.cu\"\n") == "include_path");     // another lab's file
-  CHECK(rule("#include \"sum_baselines.cu\"\n") == "include_path");       // a harness source, by name
+  CHECK(rule("#include \"sum_baselines.cpp\"\n") == "include_path");      // a harness source, by name
   CHECK(rule("#include \"..\\..\\solutions\\x.h\"\n") == "include_path");  // backslashes
   CHECK(rule("  #  include_next <../x.h>\n") == "include_path");
   CHECK(rule("%:include \"../x.h\"\n") == "include_path");                // a digraph for #

@@ -445,6 +445,7 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
   try {
     wire::Writer w;
     wire::encode_batch(w, requests);
+    const auto sent = std::chrono::steady_clock::now();
     wire::send_frame(rp.socket(), wire::MessageType::TimedRep, w.bytes(), shm.fd);
     wire::Frame f;
     if (!wire::receive_frame(rp.socket(), f, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
@@ -458,6 +459,7 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
     // The checker's own clock, from "go" to "done": all R calls and nothing of the runner's
     // but recording two events and the reply (timing_bound.h).
     const auto start = std::chrono::steady_clock::now();
+    out.prepare_ms = std::chrono::duration<double, std::milli>(start - sent).count();
     wire::send_frame(rp.socket(), wire::MessageType::Go, "");
     wire::Frame done;
     if (!wire::receive_frame(rp.socket(), done, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
@@ -486,6 +488,7 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
     wire::encode(hw, hand_back_of(wanted, drawn, requests));
     wire::send_frame(rp.socket(), wire::MessageType::Go, hw.bytes());
     const wire::CallReply copied = receive_reply(rp, function, wire::MessageType::CallReply);
+    out.hand_back_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() - out.wall_ms;
     if (copied.outcome != wire::Outcome::Ok) read_result(function, requests.front(), copied, shm, false);
     out.results.resize(calls.size());
     const bool records = launches_recorded(rp);

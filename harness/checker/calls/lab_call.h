@@ -148,6 +148,8 @@ std::vector<std::string> take_last_runner_words();
 struct TimedBatch {
   double ms = 0;               // the runner's events around all the calls (its word)
   double wall_ms = 0;          // the checker's own clock, from "go" to "done"
+  double prepare_ms = 0;       // the checker's clock: the batch sent until the runner was ready
+  double hand_back_ms = 0;     // the checker's clock: "done" until the checked outputs were back
   uint32_t threads_left = 0;   // host threads the lab's code left running (the runner's count)
   std::vector<std::optional<LabCallResult>> results;  // per call: its outputs, when checked
 };

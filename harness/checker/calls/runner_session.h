@@ -23,7 +23,7 @@ void runner_finish();
 // exits). False when a process of the group outlived SIGKILL for 5 s.
 bool end_student_processes();
 // Throws std::logic_error naming `what` while a kernel runner is alive: the checker's own
-// timings (checker/gpu/timer.cu) call it, so that none can run beside the student's code.
+// timings (checker/gpu/timer.cpp) call it, so that none can run beside the student's code.
 void require_no_student_process(const std::string& what);
 
 }  // namespace cudalab

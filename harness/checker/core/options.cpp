@@ -94,6 +94,7 @@ Options parse_options(int argc, const char* const* argv) {
     else if (arg == "--timing-only") o.timing_only = true;
     else if (arg == "--no-baselines") o.no_baselines = true;
     else if (arg == "--gpu-gate") o.gpu_gate = need_value();
+    else if (arg == "--timing-trace") o.timing_trace = true;
     else if (arg == "--largest") o.largest = parse_unsigned(need_value(), "--largest");
     else if (arg == "--all") o.all = true;
     else if (arg == "--list") o.list = true;
@@ -125,6 +126,8 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "  --largest N    only the checks of at most N elements (the grader's emulator run)\n"
     << "  --gpu-gate FILE  time only while holding FILE's lock, so that timing runs sharing a GPU\n"
     << "                 take turns (the grader starts the next one while this one measures)\n"
+    << "  --timing-trace where the timing's time goes (waiting for the gate, each batch's steps),\n"
+    << "                 a line per step on stderr\n"
     << "  --all          run every check even when the smaller ones fail (on a terminal the\n"
     << "                 expensive checks are left out then; elsewhere every check always runs).\n"
     << "                 The CPU backend skips the checks too large to emulate all the same\n"

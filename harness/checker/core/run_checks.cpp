@@ -22,6 +22,7 @@
 #include "checker/report/run_record.h"
 #include "checker/report/terminal_report.h"
 #include "checker/timing/gpu_gate.h"
+#include "checker/timing/timing_trace.h"
 #include "wire/random.h"
 
 namespace cudalab {
@@ -362,8 +363,20 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
   try {
     TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only,
                       opt.no_baselines};
+    timing_trace("waiting for the GPU's gate");
     const GpuGate turn(opt.gpu_gate);  // the runner is up (its hello came): only the timing waits
+    timing_trace("the gate is ours");
     t = lab_timing(req);
+    timing_trace("timed (%s)", t.status.c_str());
+    // The student's runner ends before the gate passes on: the next timing run must find the
+    // GPU's memory free (this one's batches took half of it) and no process of this one's
+    // winding down beside its measurement.
+    if (!end_student_processes() && t.status != "error") {
+      t.status = "error";
+      t.rows.clear();
+      t.note = "timing stopped: a process of your code's outlived SIGKILL";
+    }
+    timing_trace("the runner has ended; the gate passes on");
   } catch (const std::exception& e) {
     t = TimingReport{};
     t.status = "error";
@@ -601,6 +614,7 @@ int run_lab(int argc, char** argv) {
   Options opt;
   std::vector<CheckCase> cases;
   if (auto status = parse_command_line(suite, argc, argv, opt, cases)) return *status;
+  set_timing_trace(opt.timing_trace);
   // With a hidden check in the run, the runner's own words stay out of the report entirely.
   const bool hidden_run = !opt.hidden_checks.empty();
   set_runner_words_allowed(!hidden_run);

@@ -117,6 +117,6 @@ struct LabSuite {
 };
 
 const LabSuite& lab_suite();                     // defined by labs/labN/checks.cpp
-TimingReport lab_timing(const TimingRequest&);   // defined by labs/labN/timing.cu (GPU build)
+TimingReport lab_timing(const TimingRequest&);   // defined by labs/labN/timing.cpp (GPU build)
 
 }  // namespace cudalab

@@ -1,11 +1,13 @@
 #include "timed_call.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
 
 #include "checker/calls/runner_session.h"
+#include "timing_trace.h"
 
 namespace cudalab {
 
@@ -143,6 +145,7 @@ bool BatchTimer::run_batch(int& reps, bool all, TimedBatch& out) {
     } catch (const LabCallFailure& f) {
       // The runner could not make every call's buffers: fewer calls, in a fresh runner.
       if (f.kind == LabCallFailure::Kind::OutOfMemory && reps > 1 && attempt < 6) {
+        timing_trace("batch of %d: out of GPU memory; again with %d calls, in a fresh runner", reps, std::max(1, reps / 2));
         runner_discard();
         reps = std::max(1, reps / 2);
         continue;
@@ -153,7 +156,12 @@ bool BatchTimer::run_batch(int& reps, bool all, TimedBatch& out) {
       t_.wrong_answer = f.kind != LabCallFailure::Kind::TimedOut;
       return false;
     }
-    if (!outputs_right(reps, calls, out)) return false;
+    const auto verify_start = std::chrono::steady_clock::now();
+    const bool right = outputs_right(reps, calls, out);
+    timing_trace("batch of %d: prepared in %.1f ms, ran %.2f ms (runner's events %.2f), outputs back %.1f ms, "
+                 "checked %.1f ms", reps, out.prepare_ms, out.wall_ms, out.ms, out.hand_back_ms,
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - verify_start).count());
+    if (!right) return false;
     next_rep_ += reps;
     return true;
   }

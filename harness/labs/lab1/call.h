@@ -1,5 +1,5 @@
 // Lab 1's call, said once: block_sums(d_data, d_block_sums, n). The checker builds its requests
-// from it (checks.cpp, timing.cu); the runner unpacks them by it (runner_entry.cpp).
+// from it (checks.cpp, timing.cpp); the runner unpacks them by it (runner_entry.cpp).
 #pragma once
 #include "wire/lab_signature.h"
 

@@ -1,5 +1,5 @@
 // Lab 2's call, said once: shared_sum(d_in, d_block_sums, d_sum, n). The checker builds its
-// requests from it (checks.cpp, timing.cu); the runner unpacks them by it (runner_entry.cpp).
+// requests from it (checks.cpp, timing.cpp); the runner unpacks them by it (runner_entry.cpp).
 #pragma once
 #include "wire/lab_signature.h"
 

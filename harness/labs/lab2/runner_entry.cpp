@@ -12,7 +12,7 @@ const wire::LabSignature& entry_signature() { return lab2_call::kCall; }
 void call_lab_entry(const EntryArgs& a) {
   using namespace lab2_call;
   // The timing asks for several calls over consecutive slices of n elements (kCalls): one call
-  // fits in the L2 cache, so DRAM is timed over many (timing.cu).
+  // fits in the L2 cache, so DRAM is timed over many (timing.cpp).
   const float* in = a.buffer<const float>(kIn);
   float* sums = a.buffer<float>(kBlockSums);
   float* total = a.buffer<float>(kSum);

@@ -1,5 +1,5 @@
 // Lab 3's call, said once: multilevel_sum(d_in, d_scratch, d_sum, n). The checker builds its
-// requests from it (checks.cpp, timing.cu); the runner unpacks them by it (runner_entry.cpp).
+// requests from it (checks.cpp, timing.cpp); the runner unpacks them by it (runner_entry.cpp).
 #pragma once
 #include "wire/lab_signature.h"
 

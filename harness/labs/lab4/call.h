@@ -1,5 +1,5 @@
 // Lab 4's call, said once: transpose(d_in, d_out, rows, cols). The checker builds its requests
-// from it (checks.cpp, timing.cu); the runner unpacks them by it (runner_entry.cpp).
+// from it (checks.cpp, timing.cpp); the runner unpacks them by it (runner_entry.cpp).
 #pragma once
 #include "wire/lab_signature.h"
 

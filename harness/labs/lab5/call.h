@@ -1,5 +1,5 @@
 // Lab 5's call, said once: matmul(d_A, d_B, d_C, M, N, K). The checker builds its requests from
-// it (checks.cpp, timing.cu, and checker/judging/product_check, which lab 9 shares); the runner
+// it (checks.cpp, timing.cpp, and checker/judging/product_check, which lab 9 shares); the runner
 // unpacks them by it (runner_entry.cpp).
 #pragma once
 #include "wire/lab_signature.h"

@@ -1,5 +1,5 @@
 // Lab 6's call, said once: histogram(d_in, d_hist, n). The checker builds its requests from it
-// (checks.cpp, timing.cu); the runner unpacks them by it (runner_entry.cpp).
+// (checks.cpp, timing.cpp); the runner unpacks them by it (runner_entry.cpp).
 #pragma once
 #include "wire/lab_signature.h"
 

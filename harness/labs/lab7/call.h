@@ -1,5 +1,5 @@
 // Lab 7's call, said once: atomic_sum(d_in, d_sum, n). The checker builds its requests from it
-// (checks.cpp, timing.cu); the runner unpacks them by it (runner_entry.cpp).
+// (checks.cpp, timing.cpp); the runner unpacks them by it (runner_entry.cpp).
 #pragma once
 #include "wire/lab_signature.h"
 

@@ -1,6 +1,6 @@
 // Lab 8's call, said once:
 // top_k(d_values, d_scratch_values, d_scratch_indices, d_top_values, d_top_indices, n, k).
-// The checker builds its requests from it (checks.cpp, timing.cu); the runner unpacks them by it
+// The checker builds its requests from it (checks.cpp, timing.cpp); the runner unpacks them by it
 // (runner_entry.cpp).
 #pragma once
 #include "wire/lab_signature.h"

@@ -1,6 +1,6 @@
 // Lab 9's call, said once: sgemm(d_A, d_B, d_C, M, N, K), laid out as lab 5's matmul (the same
 // buffers and scalars, in the same order: lab5/call.h). The checker builds its requests from it
-// (checks.cpp, timing.cu, and checker/judging/product_check, which lab 5 shares); the runner
+// (checks.cpp, timing.cpp, and checker/judging/product_check, which lab 5 shares); the runner
 // unpacks them by it (runner_entry.cpp).
 #pragma once
 #include "labs/lab5/call.h"
