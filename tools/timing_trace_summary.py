@@ -9,7 +9,8 @@ import statistics
 import sys
 
 LINE = re.compile(r"timing trace:\s+([0-9.]+) s  (.*)")
-BATCH = re.compile(r"batch of (\d+): prepared in ([0-9.]+) ms, ran ([0-9.]+) ms .*outputs back ([0-9.]+) ms, checked ([0-9.]+) ms")
+BATCH = re.compile(r"batch of (\d+): prepared in ([0-9.]+) ms, waited ([0-9.]+) ms, ran ([0-9.]+) ms .*outputs back "
+                   r"([0-9.]+) ms, checked ([0-9.]+) ms")
 
 
 def runs(path):
@@ -33,18 +34,22 @@ def at(steps, prefix):
 
 def summarize(steps):
     """One run's step times, in seconds (None where the run did not get that far)."""
-    waiting, ours, timed, passed = (at(steps, p) for p in
-                                    ("waiting for the GPU", "the gate is ours", "timed (", "the runner has ended"))
-    out = {"start to gate asked": waiting,
+    started, up, waiting, ours, timed, passed = (at(steps, p) for p in (
+        "the checker started", "the runner and the CUDA", "waiting for the GPU", "the gate is ours", "timed (",
+        "the runner has ended"))
+    out = {"starting up": up - started if up is not None and started is not None else None,
+           "start to gate asked": waiting - started if waiting is not None and started is not None else None,
            "waiting for the gate": ours - waiting if ours is not None and waiting is not None else None,
            "gate held": passed - ours if passed is not None and ours is not None else None,
            "ending the runner (gate held)": passed - timed if passed is not None and timed is not None else None}
-    sums = {"batches": 0, "calls": 0, "prepared": 0.0, "ran": 0.0, "outputs back": 0.0, "checked": 0.0}
+    sums = {"batches": 0, "calls": 0, "prepared": 0.0, "waited for a start-up": 0.0, "ran": 0.0, "outputs back": 0.0,
+            "checked": 0.0}
     for _, msg in steps:
         if (m := BATCH.match(msg)) is not None:
             sums["batches"] += 1
             sums["calls"] += int(m.group(1))
-            for key, group in (("prepared", 2), ("ran", 3), ("outputs back", 4), ("checked", 5)):
+            for key, group in (("prepared", 2), ("waited for a start-up", 3), ("ran", 4), ("outputs back", 5),
+                               ("checked", 6)):
                 sums[key] += float(m.group(group)) / 1000
     out.update({k: v for k, v in sums.items()})
     out["out of memory"] = sum(1 for _, msg in steps if "out of GPU memory" in msg)

@@ -37,3 +37,31 @@ TEST_CASE("no gate asked for: nothing to wait on; a gate that cannot be made nam
   GpuGate none("");
   CHECK_THROWS_WITH(GpuGate("/nonexistent-dir/gpu0.gate"), doctest::Contains("/nonexistent-dir/gpu0.gate"));
 }
+
+TEST_CASE("a measured span waits out every run that is starting up, and starting runs never wait for each other") {
+  char dir[] = "/tmp/cudalab-gate-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string gate = std::string(dir) + "/gpu0.gate";
+  set_measured_span_gate(gate);
+  std::atomic<bool> measuring{false};
+  std::thread measurer;
+  {
+    GpuStartup first(gate);
+    GpuStartup second(gate);  // shared: two runs may start at once
+    measurer = std::thread([&] {
+      const MeasuredSpan span;  // its own open file: flock makes it wait for both start-ups
+      measuring = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK_FALSE(measuring.load());
+    first.release();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK_FALSE(measuring.load());  // one start-up is still under way
+  }
+  measurer.join();
+  CHECK(measuring.load());
+  set_measured_span_gate("");
+  const MeasuredSpan no_gate;  // nothing to wait on
+  unlink((gate + ".start").c_str());
+  rmdir(dir);
+}

@@ -15,6 +15,7 @@
 #include "runner_session.h"
 #include "runner_words.h"
 #include "checker/judging/diagnose.h"
+#include "checker/timing/gpu_gate.h"
 
 namespace cudalab {
 namespace {
@@ -431,7 +432,8 @@ wire::HandBack hand_back_of(const std::vector<bool>& wanted, const std::vector<s
 
 }  // namespace
 
-TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check) {
+TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check,
+                           bool measured) {
   if (calls.empty()) throw std::logic_error("a timed batch needs a call");
   const std::string function = calls.front().function();
   RunnerProcess& rp = live_runner();
@@ -458,12 +460,17 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
     if (f.type != wire::MessageType::RepReady) throw wire::ProtocolError("an unexpected message");
     // The checker's own clock, from "go" to "done": all R calls and nothing of the runner's
     // but recording two events and the reply (timing_bound.h).
+    const auto ready = std::chrono::steady_clock::now();
+    out.prepare_ms = std::chrono::duration<double, std::milli>(ready - sent).count();
+    std::optional<MeasuredSpan> span;  // no other run starting up meanwhile (gpu_gate.h)
+    if (measured) span.emplace();
     const auto start = std::chrono::steady_clock::now();
-    out.prepare_ms = std::chrono::duration<double, std::milli>(start - sent).count();
+    out.startup_wait_ms = std::chrono::duration<double, std::milli>(start - ready).count();
     wire::send_frame(rp.socket(), wire::MessageType::Go, "");
     wire::Frame done;
     if (!wire::receive_frame(rp.socket(), done, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
     out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    span.reset();
     // "stopped" first when the calls ran to their stop event; the reply follows. A batch that
     // failed on the way sends its reply alone, and the clock stops at that.
     if (done.type == wire::MessageType::RepStopped) {

@@ -150,10 +150,14 @@ struct TimedBatch {
   double wall_ms = 0;          // the checker's own clock, from "go" to "done"
   double prepare_ms = 0;       // the checker's clock: the batch sent until the runner was ready
   double hand_back_ms = 0;     // the checker's clock: "done" until the checked outputs were back
+  double startup_wait_ms = 0;  // ready until "go": another run's start-up waited out (gpu_gate.h)
   uint32_t threads_left = 0;   // host threads the lab's code left running (the runner's count)
   std::vector<std::optional<LabCallResult>> results;  // per call: its outputs, when checked
 };
-TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check);
+// `measured`: the batch's time counts (a timed batch, or one that sizes them), so it runs in a
+// MeasuredSpan (gpu_gate.h); a warm-up's only estimates the batch size, and waits for nothing.
+TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check,
+                           bool measured = true);
 
 // The values a Random fill gives, as the runner makes them (wire::fill_host).
 template <class T>

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "options.h"
 #include "schedule_probe.h"
@@ -24,6 +25,9 @@
 #include "checker/timing/gpu_gate.h"
 #include "checker/timing/timing_trace.h"
 #include "wire/random.h"
+#ifndef CUDALAB_BACKEND_CPU
+#include "checker/gpu/timer.h"
+#endif
 
 namespace cudalab {
 namespace {
@@ -475,8 +479,28 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
     for (auto& e : sanitizer_log_env(opt.sanitizer_log)) runner_cfg.extra_env.push_back(e);
   }
   runner_configure(runner_cfg, suite.number);
+  set_measured_span_gate(opt.gpu_gate);
   try {
+    // A timing run's start-up (its runner's CUDA context and its own) happens outside any other
+    // run's measurement (gpu_gate.h).
+    GpuStartup starting(opt.gpu_gate);
+#ifndef CUDALAB_BACKEND_CPU
+    // The checker's own context (its references run on the GPU during the timing) is made while
+    // the runner starts, not later under the gate.
+    std::jthread context;  // joined however this block is left
+    if (!opt.gpu_gate.empty()) context = std::jthread([] {
+      try {
+        make_gpu_context();
+      } catch (const std::exception&) {  // no usable GPU: the runner's hello says so, and why
+      }
+    });
+#endif
     const wire::Hello& hello = runner().hello();
+#ifndef CUDALAB_BACKEND_CPU
+    if (context.joinable()) context.join();
+#endif
+    starting.release();
+    timing_trace("the runner and the CUDA contexts are up");
     // The lab file: the caller's word when it gives one; else the runner's, but not with hidden
     // checks (the checker would read whatever file the runner named, and say which of its words
     // are in it).

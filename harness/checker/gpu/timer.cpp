@@ -5,10 +5,13 @@
 #include <chrono>
 
 #include "checker/calls/runner_session.h"
+#include "checker/timing/gpu_gate.h"
 #include "checker/timing/stats.h"
 #include "wire/cuda_errors.h"
 
 namespace cudalab {
+
+void make_gpu_context() { require(cudaFree(nullptr), "making the checker's CUDA context"); }
 
 void flush_l2() {
   static void* scratch = nullptr;
@@ -29,6 +32,7 @@ Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg, const
   require(cudaEventCreate(&start), "cudaEventCreate");
   require(cudaEventCreate(&stop), "cudaEventCreate");
   Timing t;
+  const MeasuredSpan span;  // no other run of the gate starting up meanwhile (gpu_gate.h)
   for (int i = 0; i < cfg.warmups + cfg.repeats; ++i) {
     if (prepare) prepare();
     if (cfg.flush_l2) flush_l2();

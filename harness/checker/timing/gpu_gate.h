@@ -1,10 +1,19 @@
 // The GPU gate: how timing runs that share a GPU take turns (--gpu-gate FILE).
 //
 // The grader starts the next student's timing run while the current one measures, so that the
-// parts that need no GPU to themselves (starting the processes, the jail, the CUDA context, the
+// parts that need no GPU to themselves (starting the processes, the jail, the CUDA contexts, the
 // runner's hello) overlap. Every timed repetition and every row of the table is measured while
 // this process holds an exclusive lock on FILE (flock), so no two timings ever share the GPU.
-// The lock goes with the process: a checker that dies releases it.
+//
+// Starting up is not free for the GPU, though: making a CUDA context maps memory and loads code
+// on it. Measured on the H200 (300 students, lab 3), a batch timed while the next run was
+// starting ran up to 20% slow; those batches were the first of a run (one in three) far more than
+// the last (one in two hundred), and they spread identical kernels' times by up to 5%. So a
+// run that is starting holds FILE.start (shared: GpuStartup) until its runner and its own CUDA
+// context are up, and the gate's holder takes FILE.start exclusively around each measured span
+// (MeasuredSpan): a measurement waits for a start-up to end, never the other way round, and
+// its clock starts only once it has the span. The locks go with the process: one that dies
+// releases them.
 #pragma once
 #include <string>
 
@@ -18,6 +27,37 @@ class GpuGate {
   ~GpuGate();
   GpuGate(const GpuGate&) = delete;
   GpuGate& operator=(const GpuGate&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// A run's start-up (its runner's hello, its own CUDA context), for gate `path`: holds
+// path + ".start" shared until release() or the end of the object (nothing when `path` is
+// empty). Throws std::runtime_error, naming the file, when it cannot be opened or locked.
+class GpuStartup {
+ public:
+  explicit GpuStartup(const std::string& gate_path);
+  ~GpuStartup() { release(); }
+  void release();
+  GpuStartup(const GpuStartup&) = delete;
+  GpuStartup& operator=(const GpuStartup&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Names the gate whose start-ups this process's measured spans wait out ("" : none, the default).
+void set_measured_span_gate(const std::string& gate_path);
+
+// A measured span (a timed batch from "go" to "done", the checker's own timed repeats): while it
+// lasts, no run of the same gate is starting up. Waits for one that is; a no-op with no gate.
+class MeasuredSpan {
+ public:
+  MeasuredSpan();
+  ~MeasuredSpan();
+  MeasuredSpan(const MeasuredSpan&) = delete;
+  MeasuredSpan& operator=(const MeasuredSpan&) = delete;
 
  private:
   int fd_ = -1;

@@ -1,5 +1,5 @@
 // Where a timing run's time goes (--timing-trace): a line on stderr per step, stamped with the
-// seconds since the checker started ("timing trace: 0.412 s  batch of 155: prepared 31.2 ms, ..."),
+// steady clock's seconds, the same in every process ("timing trace: 5021.412 s  batch of 155: ..."),
 // so that an instructor or a developer can see what a grading's timing phase spends its seconds
 // on. Off unless asked for; it never changes what is measured.
 #pragma once
