@@ -30,13 +30,22 @@ else
   libs="-lcrypto -pthread"
 fi
 build_start=$(date +%s)
-make -j"$(nproc)" BACKEND="$backend" grading-setup LAB=3 GRADING_LIBS="$libs" > "$OUT/grader_build.log" 2>&1 ||
-  { tail -30 "$OUT/grader_build.log"; echo "gpu_grading: the grader's setup does not build (log: $OUT/grader_build.log)"; exit 1; }
-# On a GPU the grader also builds each file for the CPU backend, whose emulator judges barriers
-# (--emulator-verdicts auto): its checker and harness, with Boost.Context from .carry/deps.
+# The link contract's judge first: both builds below use it, and two makes must not build one
+# file at once. Then, on a GPU, the CPU backend under its race detector, whose emulator judges
+# barriers and races (--emulator-verdicts auto: what the grader's setup would otherwise build
+# first; Boost.Context from .carry/deps), side by side with the grader and lab 3's GPU harness:
+# they share no other file.
+make -j"$(nproc)" build/contract/cudalab-contract > "$OUT/grader_build.log" 2>&1 ||
+  { tail -30 "$OUT/grader_build.log"; echo "gpu_grading: the link contract's judge does not build (log: $OUT/grader_build.log)"; exit 1; }
+cpu_pid=""
 if [ "$backend" = cuda ]; then
-  make -j"$(nproc)" BACKEND=cpu lab-checker grading-runner-prereqs LAB=3 >> "$OUT/grader_build.log" 2>&1 ||
-    { tail -30 "$OUT/grader_build.log"; echo "gpu_grading: the CPU backend does not build (Boost.Context?)"; exit 1; }
+  make -j"$(nproc)" BACKEND=cpu CHECK=race lab-checker grading-runner-prereqs LAB=3 > "$OUT/emulator_build.log" 2>&1 &
+  cpu_pid=$!
+fi
+make -j"$(nproc)" BACKEND="$backend" grading-setup LAB=3 GRADING_LIBS="$libs" >> "$OUT/grader_build.log" 2>&1 ||
+  { tail -30 "$OUT/grader_build.log"; echo "gpu_grading: the grader's setup does not build (log: $OUT/grader_build.log)"; exit 1; }
+if [ -n "$cpu_pid" ] && ! wait "$cpu_pid"; then
+  tail -30 "$OUT/emulator_build.log"; echo "gpu_grading: the CPU backend does not build (Boost.Context?)"; exit 1
 fi
 built=$(( $(date +%s) - build_start ))
 [ -d "$CLASS" ] || tools/make_class.sh "$n" "$CLASS"

@@ -17,7 +17,7 @@ void DeviceBuffers::release() {
   bytes_.clear();
 }
 
-void DeviceBuffers::prepare(const wire::CallRequest& q, const uint8_t* shm) {
+void DeviceBuffers::prepare(const wire::CallRequest& q, const uint8_t* shm, bool synchronize) {
   bool same = ptrs_.size() == q.buffers.size();
   for (size_t i = 0; same && i < q.buffers.size(); ++i) same = bytes_[i] == data_bytes(q.buffers[i]);
   if (!same) {
@@ -35,7 +35,6 @@ void DeviceBuffers::prepare(const wire::CallRequest& q, const uint8_t* shm) {
       bytes_.push_back(data_bytes(b));
     }
   }
-  std::vector<uint32_t> guards(wire::kGuardElements);
   for (size_t i = 0; i < q.buffers.size(); ++i) {
     const auto& b = q.buffers[i];
     uint8_t* p = static_cast<uint8_t*>(ptrs_[i]);
@@ -50,11 +49,9 @@ void DeviceBuffers::prepare(const wire::CallRequest& q, const uint8_t* shm) {
         fill_random(p, b);
         break;
     }
-    for (size_t g = 0; g < guards.size(); ++g) guards[g] = wire::guard_word(b.guard_salt, g);
-    require(cudaMemcpy(p + data_bytes(b), guards.data(), guards.size() * 4, cudaMemcpyHostToDevice),
-            "setting the guards of " + b.name);
+    write_guards(p + data_bytes(b), b.guard_salt);
   }
-  require(cudaDeviceSynchronize(), "preparing the inputs");
+  if (synchronize) require(cudaDeviceSynchronize(), "preparing the inputs");
 }
 
 void DeviceBuffers::write_back(const wire::CallRequest& q, uint8_t* shm, bool outputs,

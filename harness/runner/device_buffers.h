@@ -15,8 +15,9 @@ class DeviceBuffers {
   DeviceBuffers(const DeviceBuffers&) = delete;
   DeviceBuffers& operator=(const DeviceBuffers&) = delete;
   ~DeviceBuffers() { release(); }
-  // Allocates (reusing the last call's memory when the shapes match) and fills every buffer.
-  void prepare(const wire::CallRequest& q, const uint8_t* shm);
+  // Allocates (reusing the last call's memory when the shapes match) and fills every buffer;
+  // `synchronize`: waits for the fills (a timed batch waits once, for all its calls' fills).
+  void prepare(const wire::CallRequest& q, const uint8_t* shm, bool synchronize = true);
   // Copies returned elements (unless outputs is false) and every buffer's guards into its slot.
   // A sampled output (BufferSpec::samples > 0, timed batches only) brings back only the elements
   // `drawn` names for it: drawn holds one index list per sampled buffer, in buffer order.
@@ -32,6 +33,10 @@ class DeviceBuffers {
 
 // Fills count elements at device pointer p from a Random fill (fill_gpu.cu or fill_cpu.cpp).
 void fill_random(void* p, const wire::BufferSpec& b);
+// Writes the kGuardElements guard words of `salt` (wire::guard_word) at device address `at`,
+// byte by byte (a byte buffer's guards need not be word-aligned): on the GPU a kernel, queued
+// behind the fill, where a copy from the host would wait for it.
+void write_guards(void* at, uint64_t salt);
 // Evicts the GPU's L2 cache (a no-op on the CPU backend).
 void flush_l2_cache();
 // Copies the elements at `indices` (each below the buffer's count: the protocol checked them) of

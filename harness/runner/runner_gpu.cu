@@ -17,6 +17,13 @@ namespace {
 
 __global__ void self_test_kernel() {}
 
+__global__ void guards_kernel(uint8_t* at, uint64_t salt) {
+  for (uint64_t g = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; g < wire::kGuardElements; g += gridDim.x * blockDim.x) {
+    const uint32_t word = wire::guard_word(salt, g);
+    for (unsigned k = 0; k < 4; ++k) at[4 * g + k] = uint8_t(word >> (8 * k));  // little-endian, as the host's
+  }
+}
+
 __global__ void gather_kernel(const uint8_t* p, size_t elem_bytes, const uint64_t* indices, size_t n, uint8_t* out) {
   for (size_t s = blockIdx.x * size_t(blockDim.x) + threadIdx.x; s < n; s += size_t(gridDim.x) * blockDim.x)
     for (size_t b = 0; b < elem_bytes; ++b) out[s * elem_bytes + b] = p[indices[s] * elem_bytes + b];
@@ -55,6 +62,11 @@ void gather_elements(const void* p, size_t elem_bytes, const std::vector<uint64_
 }
 
 void fill_random(void* p, const wire::BufferSpec& b) { wire::fill_on_device(p, b); }
+
+void write_guards(void* at, uint64_t salt) {
+  guards_kernel<<<unsigned(wire::kGuardElements / 256), 256>>>(static_cast<uint8_t*>(at), salt);
+  require(cudaGetLastError(), "setting the guards");
+}
 
 // Writes a buffer twice the L2's size, so no repetition finds its inputs cached: with
 // cudaMemsetAsync, as the checker's own timer does for the baselines (checker/gpu/timer.cpp), so

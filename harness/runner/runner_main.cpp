@@ -192,7 +192,7 @@ bool prepare_batch(const std::vector<wire::CallRequest>& reps, const SharedMemor
     try {
       for (size_t i = 0; i < reps.size(); ++i) {
         if (!g_sets[i]) g_sets[i] = std::make_unique<DeviceBuffers>();
-        g_sets[i]->prepare(reps[i], shm.p);
+        g_sets[i]->prepare(reps[i], shm.p, false);  // one wait for all, below
       }
     } catch (...) {
       g_sets.clear();  // out of memory, say: give it all back, the checker asks for fewer

@@ -32,10 +32,6 @@ uint64_t slot_data_bytes(const BufferSpec& b) {
 
 uint64_t slot_bytes(const BufferSpec& b) { return slot_data_bytes(b) + kGuardElements * 4; }
 
-uint32_t guard_word(uint64_t salt, uint64_t i) {
-  // 0x7FC00000 | payload: a quiet NaN; the payload's top bit set so it is never the canonical NaN.
-  return 0x7FC00000u | 0x00200000u | uint32_t(mix64(salt + i) & 0x001FFFFFu);
-}
 
 // ---- Writer / Reader ------------------------------------------------------------------------
 void Writer::str(const std::string& s) {

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "random.h"
+
 namespace cudalab::wire {
 
 constexpr uint32_t kVersion = 4;  // 3: sampled outputs in timed batches (HandBack); 4: byte fills hash once per 4 bytes
@@ -95,7 +97,11 @@ uint64_t slot_data_bytes(const BufferSpec& b);  // the elements' part of the slo
 // The guard word at position i past a buffer's end: a quiet NaN whose payload depends on the
 // buffer's salt and on i, so no value computed from another buffer's guards (NaN payloads
 // survive arithmetic on x86 and on GPUs) lands back on the same bits.
-uint32_t guard_word(uint64_t salt, uint64_t i);
+// Host and device alike: the runner writes the guards on the device (write_guards).
+CUDALAB_HOST_DEVICE inline uint32_t guard_word(uint64_t salt, uint64_t i) {
+  // 0x7FC00000 | payload: a quiet NaN; the payload's top bit set so it is never the canonical NaN.
+  return 0x7FC00000u | 0x00200000u | uint32_t(mix64(salt + i) & 0x001FFFFFu);
+}
 
 struct CallRequest {
   uint32_t lab = 0;                // the runner refuses a call for another lab
