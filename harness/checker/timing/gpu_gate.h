@@ -6,14 +6,14 @@
 // this process holds an exclusive lock on FILE (flock), so no two timings ever share the GPU.
 //
 // Starting up is not free for the GPU, though: making a CUDA context maps memory and loads code
-// on it. Measured on the H200 (300 students, lab 3), a batch timed while the next run was
-// starting ran up to 20% slow; those batches were the first of a run (one in three) far more than
-// the last (one in two hundred), and they spread identical kernels' times by up to 5%. So a
-// run that is starting holds FILE.start (shared: GpuStartup) until its runner and its own CUDA
-// context are up, and the gate's holder takes FILE.start exclusively around each measured span
-// (MeasuredSpan): a measurement waits for a start-up to end, never the other way round, and
-// its clock starts only once it has the span. The locks go with the process: one that dies
-// releases them.
+// on it. Measured on an H200 (300 students, lab 3), batches timed while the next run was starting
+// ran up to 20% slow: a run's first batch was slow in one run of three, its last in one of two
+// hundred, and one group of identical kernels spread 5.3% (3.8% on the H100; under 1% with the
+// lock below). So a run that is starting holds FILE.start (shared: GpuStartup) until its runner
+// and its own CUDA context are up, and the gate's holder takes FILE.start exclusively around each
+// measured span (MeasuredSpan): whichever comes second waits for the other to end, so no start-up
+// lands inside a measurement, and a span's clock starts only once it holds the lock. Both locks
+// go with the process: one that dies releases them.
 #pragma once
 #include <string>
 
