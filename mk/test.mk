@@ -104,7 +104,13 @@ test-timed-batch: $(TEST_OUT)/timed_batch_test $(CPU_OUT)/solutions/lab4-runner 
 	@CUDALAB_TEST_BUILD=$(CPU_OUT) ./$<
 endif
 
-TEST_TARGETS := test-unit test-build test-labs $(TEST_TARGETS)
+# A renamed or removed source's old dependency file must not stop make (Makefile: live_deps).
+.PHONY: test-stale-deps
+test-stale-deps:
+	@echo "== stale dependency files (tests/build)"
+	@tests/build/stale_deps_test.sh
+
+TEST_TARGETS := test-unit test-build test-labs test-stale-deps $(TEST_TARGETS)
 # make -j gives a free job slot to the first part in this list with work to do: the parts that
 # wait longest on builds and then run longest (the grader's, Slurm's, the labs') go first, so
 # that none of them is left running alone at the end; the nvcc compile, builds only and

@@ -425,10 +425,16 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   // checker's own, and the correct student went through a timing run of its own.
   const fs::path grades5 = kRoot / "grades-emulator";
   std::vector<std::string> emulator_run = grader_args(grades5, kRoot / "work5", "emulator");
-  emulator_run.insert(emulator_run.end(), {"--emulator-verdicts", "always", "--time-apart", "--parallel-runs", "2"});
+  emulator_run.insert(emulator_run.end(),
+                      {"--emulator-verdicts", "always", "--time-apart", "--parallel-runs", "2", "--timing-trace"});
   REQUIRE(wait_for(start(emulator_run, kRoot / "run9.log")) == 0);
   const std::string run9 = read_file(kRoot / "run9.log").value_or("");
   CHECK_MESSAGE(run9.find("checks of 2 students at once") != std::string::npos, run9);
+  // --timing-trace: each timing run's steps, under a line naming it (the CPU backend's stop
+  // before the gate: it times nothing).
+  const std::string trace = read_file(kRoot / "work5" / "timing-trace.log").value_or("");
+  CHECK_MESSAGE(trace.find("== correct (timing)\ntiming trace: ") != std::string::npos, trace);
+  CHECK_MESSAGE(trace.find("the runner and the CUDA contexts are up") != std::string::npos, trace);
   for (const char* s : kEmulatorClass) {
     CHECK_MESSAGE(gradebook(grades5)[s] == book[s], s);
     CHECK_MESSAGE(check_status(result(grades5, s), "barriers") == check_status(result(grades, s), "barriers"), s);
