@@ -248,6 +248,10 @@ RunSetup prepare_run(Config& cfg) {
   ctx.run_timeout = cfg.run_timeout.value_or(ctx.rubric.limits.run_seconds);
 
   ctx.timing_trace = cfg.timing_trace;
+  if (ctx.timing_trace) {  // this run's steps only
+    std::error_code ec;
+    fs::remove(ctx.work / "timing-trace.log", ec);
+  }
   if (geteuid() == 0 && cfg.isolate) {
     ctx.jailed = true;
     ctx.jail_program = find_jail(cfg.repo);
