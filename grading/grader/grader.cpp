@@ -409,14 +409,16 @@ class GpuTimingQueue {
   }
 
  private:
-  // A timing run, again when its time was refused (its clock bound, timing_bound.h): a host
-  // that was slow for a moment (the grader's trouble) passes the next try; a runner that lies
-  // is refused every time, and keeps the refusal.
+  // A timing run, again when its time was refused (its clock bound, timing_bound.h) or the run
+  // ended in an error (the checker's own GPU work failing, a checker that left no report): a
+  // host that was slow or short of memory for a moment (the grader's trouble) passes the next
+  // try; a runner that lies, or whose code breaks the run, does so every time and keeps it.
   void time_with_retries(const Built& built, StudentResult& r, TimingRun kind, const std::string& folder) {
     constexpr int kTries = 3;
     for (int attempt = 1;; ++attempt) {
       time_student(ctx_, built, r, gpu_, gate_, kind, folder);
-      if (r.timing_status != "refused" || attempt == kTries) return;
+      const bool again = r.timing_status == "refused" || r.timing_status == "error";
+      if (!again || attempt == kTries) return;
       std::cerr << "\ngrader: " << (kind == TimingRun::Anchor ? "the reference's anchor run" : r.student) << " on GPU "
                 << gpu_ << ": timed again (" << r.timing_note << ")\n";
     }
