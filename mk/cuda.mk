@@ -70,8 +70,8 @@ cuda_entry_obj = $(CUDA_OUT)/runner/labs/lab$(1)/runner_entry.o
 
 # Lab N's baseline runner: the harness's own kernels (naive, CUB, cuBLAS, lab 9's ladder) in a
 # kernel runner of their own, so that the checker times them as it times the student's code
-# (harness/baselines/entry.cu, checker/timing/baseline_timing.h). Trusted: harness/ only, no lab file.
-CUDA_BASELINE_OBJS := $(call cuda_objs,runner,$(filter-out harness/baselines/entry.cu,$(wildcard harness/baselines/*.cu)))
+# (harness/baselines/entry.cpp, checker/timing/baseline_timing.h). Trusted: harness/ only, no lab file.
+CUDA_BASELINE_OBJS := $(call cuda_objs,runner,$(wildcard harness/baselines/*.cu))
 CUDA_BASELINE_LIB := $(CUDA_OUT)/lib/libcudalab_baselines.a
 $(CUDA_BASELINE_LIB): $(CUDA_BASELINE_OBJS)
 	@mkdir -p $(@D)
@@ -79,10 +79,10 @@ $(CUDA_BASELINE_LIB): $(CUDA_BASELINE_OBJS)
 # A static pattern: only the labs' entries (make's built-in `%: %.o` would otherwise "remake" an
 # included entry_labN.d from entry_labN.d.o, with N = "N.d").
 CUDA_BASELINE_ENTRIES := $(foreach n,$(LABS),$(CUDA_OUT)/runner/baselines/entry_lab$(n).o)
-$(CUDA_BASELINE_ENTRIES): $(CUDA_OUT)/runner/baselines/entry_lab%.o: harness/baselines/entry.cu
+$(CUDA_BASELINE_ENTRIES): $(CUDA_OUT)/runner/baselines/entry_lab%.o: harness/baselines/entry.cpp
 	@mkdir -p $(@D)
-	$(SAY) "build harness/baselines/entry.cu (lab $*)"
-	$(Q)$(NVCC) $(NVCC_BASE) $(RUN_INCLUDES) -DCUDALAB_BASELINE_LAB=$* -c $< -o $@
+	$(SAY) "build harness/baselines/entry.cpp (lab $*)"
+	$(Q)$(HOST_CXX_BASE) $(RUN_INCLUDES) -DCUDALAB_BASELINE_LAB=$* -c $< -o $@
 $(CUDA_OUT)/baselines/lab%-runner: $(CUDA_OUT)/runner/baselines/entry_lab%.o $(CUDA_BASELINE_LIB) $(CUDA_RUN_LIB)
 	@mkdir -p $(@D)
 	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -lcublas -o $@

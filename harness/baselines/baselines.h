@@ -2,7 +2,7 @@
 // vendor library, lab 9's ladder), as functions that enqueue one call's work on the legacy
 // default stream and return: no timing, no allocation after the first call of a size, no
 // synchronization. They run in a kernel runner of their own (build/cuda/baselines/labN-runner,
-// entry.cu), so that the checker times them exactly as it times the student's code
+// entry.cpp), so that the checker times them exactly as it times the student's code
 // (checker/timing/baseline_timing.h): same process boundary, fresh inputs for every call, the L2 flushed
 // before each batch, batches of R calls, the median batch. Trusted code: built from harness/
 // only, never with a lab file.

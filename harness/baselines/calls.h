@@ -1,4 +1,4 @@
-// The baseline runner's calls (build/cuda/baselines/labN-runner, entry.cu), said once for both
+// The baseline runner's calls (build/cuda/baselines/labN-runner, entry.cpp), said once for both
 // sides: the checker's timing builds its requests from them (checker/gpu/sum_baselines.cpp) and the
 // baseline runner unpacks them by them. Labs 4, 5, 6, 8 and 9 compare on the student's own call
 // (labs/labN/call.h); the sum labs (1, 2, 3, 7) on a call of their own, the input and its sum.

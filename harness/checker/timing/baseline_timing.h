@@ -30,7 +30,7 @@ class BaselineSession {
   BaselineSession(const BaselineSession&) = delete;
   BaselineSession& operator=(const BaselineSession&) = delete;
 
-  // Times baseline `which` (harness/baselines/entry.cu says which is which for the lab): each
+  // Times baseline `which` (harness/baselines/entry.cpp says which is which for the lab): each
   // call is make_call(rep) with `which` added as its last scalar. The timing is the student's to
   // the letter; only the checking differs: the warm-up's calls are checked with verify, the timed
   // batches' are not (trusted code, whose checking would take longer than its timing).
