@@ -32,7 +32,6 @@ uint64_t slot_data_bytes(const BufferSpec& b) {
 
 uint64_t slot_bytes(const BufferSpec& b) { return slot_data_bytes(b) + kGuardElements * 4; }
 
-
 // ---- Writer / Reader ------------------------------------------------------------------------
 void Writer::str(const std::string& s) {
   u32(uint32_t(s.size()));
