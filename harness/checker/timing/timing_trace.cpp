@@ -13,7 +13,6 @@ void set_timing_trace(bool on) {
   g_on = on;
   timing_trace("the checker started");
 }
-bool timing_trace_on() { return g_on; }
 
 void timing_trace(const char* format, ...) {
   if (!g_on) return;

@@ -7,7 +7,6 @@
 namespace cudalab {
 
 void set_timing_trace(bool on);
-bool timing_trace_on();
 // printf-style; a no-op unless set_timing_trace(true).
 void timing_trace(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
