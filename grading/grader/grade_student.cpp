@@ -688,6 +688,19 @@ void clean_check_words(const GradingContext& ctx, const fs::path& dir, std::vect
   }
 }
 
+// A check ended by the runner's system-call filter (cause "forbidden_call": the lab's code made a
+// system call a lab file may not make, and the process died of SIGSYS) rejects the whole file:
+// no check of a file that reaches outside its kernels is believed.
+void reject_forbidden_calls(const GradingContext& ctx, StudentResult& r) {
+  for (const auto& c : r.checks) {
+    if (c.cause != "forbidden_call") continue;
+    r.verdict = kRejected;
+    r.rule = "system_call";
+    r.reason = (ctx.rubric.hidden.count(c.id) ? "In a hidden check, " : "In check " + c.id + ", ") + c.message + ".";
+    return;
+  }
+}
+
 // A stub handed in as it is: the gradebook says so, instead of looking like any wrong answer.
 void note_if_stub(StudentResult& r) {
   r.reason = looks_handed_in_as_stub(r.checks)
@@ -705,6 +718,7 @@ void merge_emulator_verdicts(const GradingContext& ctx, const Built& built, Stud
     keep_checker_verdicts(r.checks, built.emulator_run ? built.emulator_run->problem : "the emulator did not run");
   clean_check_words(ctx, ctx.work / r.student, r.checks);
   note_if_stub(r);
+  reject_forbidden_calls(ctx, r);
 }
 
 bool looks_handed_in_as_stub(const std::vector<CheckOutcome>& checks) {
@@ -790,6 +804,7 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
   r.verdict = kGraded;
   r.reason = problem;
   if (problem.empty()) note_if_stub(r);
+  reject_forbidden_calls(ctx, r);
   if (ctx.backend == "cuda") {
     auto it = ctx.reference_ms.find(gpu);
     if (it != ctx.reference_ms.end()) r.reference_ms = it->second;

@@ -22,8 +22,10 @@
 #include "lab_entry.h"
 #include "launch_record.h"
 #include "runner_parts.h"
+#include "syscall_filter.h"
 #include "cudalab/launch_check.h"
 #include "wire/cuda_errors.h"
+#include "wire/parallel.h"
 #include "wire/protocol.h"
 #ifdef CUDALAB_BACKEND_CPU
 #include "runner/emulator/control.h"
@@ -302,7 +304,35 @@ std::string checking_tool() {
 #endif
 }
 
-int serve() {
+// Whether this runner limits its system calls: always, but for the harness's own baseline
+// runner and a measurement (the checker's --no-syscall-filter), and under a checking tool that
+// works from inside the process (compute-sanitizer's injected library, AddressSanitizer's
+// reports), which opens files and starts processes of its own.
+bool filters_system_calls(bool asked_off) {
+#if defined(__SANITIZE_ADDRESS__)
+  return false;
+#else
+  return !asked_off && !std::getenv("CUDA_INJECTION64_PATH");
+#endif
+}
+
+// Everything the runner's own code will need from the operating system that the filter then
+// refuses: the runtime up (the CUDA context; the emulator's workers and symbol tables), the
+// core count asked, the thread list open. Then the filter (syscall_filter.h).
+void lock_down(bool asked_off) {
+  host_threads();  // wire/parallel.h: read from /sys once
+  host_thread_count();
+#ifdef CUDALAB_BACKEND_CPU
+  cudalab_cpu::control::prepare_for_lockdown();
+#else
+  cudaFree(nullptr);  // the primary context, if the device query did not make it
+#endif
+  if (!filters_system_calls(asked_off)) return;
+  const std::string why = lock_down_system_calls();
+  if (!why.empty()) std::fprintf(stderr, "cudalab: the kernel runner could not limit its system calls (%s)\n", why.c_str());
+}
+
+int serve(bool filter_off) {
   const int sock = wire::kRunnerFd;
   wire::Hello hello;
   hello.lab = uint32_t(entry_signature().lab);
@@ -314,6 +344,7 @@ int serve() {
 #ifdef CUDALAB_BACKEND_CPU
   cudalab_cpu::control::take_notes(true);  // from now on the emulator's notes go into the report
 #endif
+  lock_down(filter_off);
   wire::Writer w;
   wire::encode(w, hello);
   wire::send_frame(sock, wire::MessageType::Hello, w.bytes());
@@ -334,12 +365,13 @@ int serve() {
 
 }  // namespace
 
+// The thread list is opened once, before the system-call filter holds, and read again each time.
 unsigned host_thread_count() {
+  static DIR* const tasks = opendir("/proc/self/task");
+  if (!tasks) return 0;
   unsigned n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
-    closedir(d);
-  }
+  rewinddir(tasks);
+  while (dirent* e = readdir(tasks)) n += e->d_name[0] != '.';
   return n;
 }
 
@@ -354,8 +386,9 @@ int main(int argc, char** argv) {
                  cudalab::run::entry_signature().lab, cudalab::run::entry_signature().lab);
     return 2;
   }
+  const bool filter_off = argc > 2 && std::strcmp(argv[2], "--no-syscall-filter") == 0;
   try {
-    return cudalab::run::serve();
+    return cudalab::run::serve(filter_off);
   } catch (const cudalab::wire::ProtocolError& e) {
     // The checker went away (or sent what it should not): nothing left to do.
     return 0;

@@ -9,9 +9,14 @@
 
 namespace cudalab {
 
+// Asked once: the C library reads /sys for it, which the kernel runner may no longer open once
+// its system calls are limited (runner/syscall_filter.h asks first).
 inline unsigned host_threads() {
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : std::min(n, 32u);
+  static const unsigned n = [] {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores == 0 ? 1 : std::min(cores, 32u);
+  }();
+  return n;
 }
 
 // Calls body(begin, end) over disjoint chunks of [0, n); small ranges run inline.

@@ -36,7 +36,8 @@
 
 namespace cudalab::wire {
 
-constexpr uint32_t kVersion = 4;  // 3: sampled outputs in timed batches (HandBack); 4: byte fills hash once per 4 bytes
+constexpr uint32_t kVersion = 5;  // 3: sampled outputs in timed batches (HandBack); 4: byte fills hash once per 4 bytes;
+                                  // 5: SyscallRefused, checks' inputs made by the checker (never a seed)
 constexpr int kRunnerFd = 3;                       // the runner's end of the socket
 constexpr size_t kGuardElements = 4096;            // guard words after every buffer
 constexpr uint64_t kMaxFramePayload = 16u << 20;   // a frame never carries arrays
@@ -55,6 +56,10 @@ enum class MessageType : uint32_t {
   // left (errors, the launch record) and writes its reply, so that the checker's clock stops
   // at the calls' end, not after bookkeeping that grows with the number of calls.
   RepStopped = 9,
+  // The runner's system-call filter refused a call of the lab's code (runner/syscall_filter.h):
+  // payload u32, the call's number on x86-64. Sent from the SIGSYS handler just before the
+  // runner dies of SIGSYS; the checker believes the death, the number only names the call.
+  SyscallRefused = 10,
 };
 
 enum class ElemType : uint8_t { F32 = 0, U32 = 1, I32 = 2, U8 = 3 };

@@ -1,6 +1,7 @@
 #include "lab_call.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <functional>
 #include <random>
 
+#include "refused_syscall.h"
 #include "runner_session.h"
 #include "runner_words.h"
 #include "checker/judging/diagnose.h"
@@ -72,6 +74,7 @@ Cause cause_of(LabCallFailure::Kind kind) {
     case Kind::NoKernel: return Cause::NoKernel;
     case Kind::Refused: return Cause::RequestRefused;
     case Kind::OutOfMemory: return Cause::OutOfMemory;
+    case Kind::Forbidden: return Cause::ForbiddenCall;
   }
   return Cause::CheckerError;
 }
@@ -147,6 +150,13 @@ size_t LabCall::sampled_output(size_t param, size_t count, uint32_t samples) {
 // What a failed exchange with the runner means for the check: the runner is replaced.
 [[noreturn]] static void runner_failed(const std::string& function, const wire::ProtocolError& e) {
   const std::string how = runner_discard();
+  // Death by SIGSYS: the system-call filter's, which only a refused call causes. The number
+  // the runner sent before it died names the call (if it came).
+  if (how.rfind("was killed by signal " + std::to_string(SIGSYS) + " ", 0) == 0) {
+    const auto* refused = dynamic_cast<const SyscallRefusedFrame*>(&e);
+    throw LabCallFailure(LabCallFailure::Kind::Forbidden,
+                         refused_syscall_message(function, refused ? std::optional<uint32_t>(refused->number) : std::nullopt));
+  }
   // A time limit outside the checker's own ended it: a wrapper's wall clock (the grader's jail,
   // timeout(1): status 124) or the CPU time limit (SIGXCPU, which a GPU wait that spins also
   // reaches). That is a time limit, as the checker's own is, not a crash (issue 18).
@@ -168,6 +178,16 @@ size_t LabCall::sampled_output(size_t param, size_t count, uint32_t samples) {
   throw LabCallFailure(LabCallFailure::Kind::TimedOut,
                        function + " did not finish within " + std::to_string(timeout_ms / 1000) +
                            " s: is a loop not ending, or are threads waiting at a barrier that others never reach?");
+}
+
+// The runner's next frame, within the per-request limit. A SyscallRefused frame is the runner's
+// last word before it dies of SIGSYS (runner/syscall_filter.h): thrown, for runner_failed.
+static void receive_from_runner(RunnerProcess& rp, wire::Frame& f, const std::string& function) {
+  if (!wire::receive_frame(rp.socket(), f, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
+  if (f.type != wire::MessageType::SyscallRefused) return;
+  if (f.fd >= 0) close(f.fd);
+  wire::Reader r(f.payload);
+  throw SyscallRefusedFrame(r.u32());
 }
 
 // Lays the slots out, fills Data inputs, sends the request with the shared memory.
@@ -312,7 +332,7 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
 static wire::CallReply receive_reply(RunnerProcess& rp, const std::string& function, wire::MessageType expected) {
   wire::Frame f;
   try {
-    if (!wire::receive_frame(rp.socket(), f, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
+    receive_from_runner(rp, f, function);
     if (f.fd >= 0) close(f.fd);
     if (f.type != expected) throw wire::ProtocolError("an unexpected message");
     wire::Reader r(f.payload);
@@ -450,7 +470,7 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
     const auto sent = std::chrono::steady_clock::now();
     wire::send_frame(rp.socket(), wire::MessageType::TimedRep, w.bytes(), shm.fd);
     wire::Frame f;
-    if (!wire::receive_frame(rp.socket(), f, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
+    receive_from_runner(rp, f, function);
     if (f.fd >= 0) close(f.fd);
     if (f.type == wire::MessageType::RepDone) {  // preparing failed
       wire::Reader r(f.payload);
@@ -468,14 +488,14 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
     out.startup_wait_ms = std::chrono::duration<double, std::milli>(start - ready).count();
     wire::send_frame(rp.socket(), wire::MessageType::Go, "");
     wire::Frame done;
-    if (!wire::receive_frame(rp.socket(), done, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
+    receive_from_runner(rp, done, function);
     out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     span.reset();
     // "stopped" first when the calls ran to their stop event; the reply follows. A batch that
     // failed on the way sends its reply alone, and the clock stops at that.
     if (done.type == wire::MessageType::RepStopped) {
       if (done.fd >= 0) close(done.fd);
-      if (!wire::receive_frame(rp.socket(), done, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
+      receive_from_runner(rp, done, function);
     }
     if (done.fd >= 0) close(done.fd);
     if (done.type != wire::MessageType::RepDone) throw wire::ProtocolError("an unexpected message");

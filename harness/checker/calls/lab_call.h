@@ -34,7 +34,7 @@ namespace cudalab {
 // Why a call produced no outputs to judge. The message is a sentence for the report, in the
 // checker's own words (runner_words.h); what the runner said travels in runner_words.
 struct LabCallFailure : std::runtime_error {
-  enum class Kind { CudaError, ContextLost, Exception, Crashed, TimedOut, Garbage, NoKernel, Refused, OutOfMemory };
+  enum class Kind { CudaError, ContextLost, Exception, Crashed, TimedOut, Garbage, NoKernel, Refused, OutOfMemory, Forbidden };
   Kind kind;
   std::vector<std::string> notes;
   std::vector<std::string> runner_words;  // printable and cut; shown only where runner_words_allowed()

@@ -23,6 +23,7 @@ RunnerProcess::RunnerProcess(const RunnerConfig& config) {
   std::vector<std::string> words = config.wrap;
   words.push_back(config.program);
   words.push_back("--serve");
+  if (!config.syscall_filter || config.harness_code) words.push_back("--no-syscall-filter");
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);

@@ -19,6 +19,10 @@ struct RunnerConfig {
   double timeout_seconds = 0;         // per request (0: none)
   std::string schedule;               // CPU backend: sent with every request (protocol.h); "" in-order
   bool harness_code = false;          // the harness's own baseline runner (checker/timing/baseline_timing.h)
+  // The runner limits its system calls once its runtime is up (runner/syscall_filter.h). Off
+  // for the harness's own runner, and for a measurement (CUDALAB_SYSCALL_FILTER=off outside
+  // the grader: tools/runner_syscalls.sh).
+  bool syscall_filter = true;
 };
 
 class RunnerProcess {

@@ -14,6 +14,7 @@ const char* cause_name(Cause c) {
     case Cause::Crash: return "crash";
     case Cause::TimeLimit: return "time_limit";
     case Cause::RunnerLost: return "runner_lost";
+    case Cause::ForbiddenCall: return "forbidden_call";
     case Cause::CudaError: return "cuda_error";
     case Cause::ContextLost: return "context_lost";
     case Cause::Exception: return "exception";

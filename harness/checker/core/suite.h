@@ -34,6 +34,7 @@ enum class Cause {
   Crash,              // the runner died (a signal, or it could not start)
   TimeLimit,          // the call did not finish within --check-timeout
   RunnerLost,         // the runner broke off the protocol (garbage, or it closed the socket)
+  ForbiddenCall,      // the lab's code made a system call the runner's filter refuses (it died of SIGSYS)
   CudaError,          // a CUDA error the lab's code met; the context survived
   ContextLost,        // a CUDA error that broke the context: the next check gets a fresh runner
   Exception,          // the lab's code threw

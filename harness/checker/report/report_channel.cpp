@@ -95,6 +95,8 @@ bool write_all(int fd, const char* data, size_t size) {
 
 void report_channel_init(int&, char**) { take_channel(0, nullptr, environ); }
 
+bool report_channel_open() { return g_fd >= 0; }
+
 void report_channel_send(const std::string& json_report) {
   if (g_fd < 0) return;
   std::string frame;

@@ -17,6 +17,8 @@ namespace cudalab {
 // Called first thing in main. The channel is already taken by then (see above); this only
 // makes sure of it on toolchains that ignore .preinit_array, and leaves argv alone.
 void report_channel_init(int& argc, char** argv);
+// Whether the grader runs this checker (it handed it a channel).
+bool report_channel_open();
 // Called once at the end of the run with the full JSON report (the same as --json writes).
 void report_channel_send(const std::string& json_report);
 

@@ -62,6 +62,10 @@ void name_device_allocation(const void* p, const std::string& name);
 // return value says what happened ("your host code read device memory (the input array ...)");
 // otherwise it returns "". Exceptions from fn pass through. Not reentrant; one thread at a time.
 std::string run_host_code(void (*fn)(void*), void* arg);
+// Does now what the emulator would otherwise do lazily and the kernel runner's system-call
+// filter then refuses (runner/syscall_filter.h): count the cores, read the program's symbol
+// tables for the race detector's reports.
+void prepare_for_lockdown();
 // How many times device memory was opened and closed (mprotect calls) since the start.
 unsigned long long protection_changes();
 

@@ -1037,6 +1037,13 @@ std::vector<std::string> take_notes(bool quiet_from_now) {
 
 void set_launch_observer(LaunchObserver observer) { g_launch_observer = observer; }
 
+void prepare_for_lockdown() {
+  configured_workers();
+#if defined(CUDALAB_CPU_RACE)
+  race::prepare_reports();
+#endif
+}
+
 std::string run_host_code(void (*fn)(void*), void* arg) {
 #if defined(CUDALAB_CPU_ASAN)
   fn(arg);  // no guard pages (AddressSanitizer owns the memory and the faults)

@@ -417,10 +417,14 @@ std::string short_name(const std::string& mangled) {
   return colons == std::string::npos ? s : s.substr(colons + 2);
 }
 
+const std::vector<TlsSymbol>& tls_symbols() {
+  static const std::vector<TlsSymbol> symbols = read_tls_symbols();
+  return symbols;
+}
+
 std::string shared_words(const Found& f) {
   if (f.dynamic_smem) return "byte " + std::to_string(f.offset) + " of the dynamic shared memory (extern __shared__)";
-  static const std::vector<TlsSymbol> symbols = read_tls_symbols();
-  for (const auto& s : symbols)
+  for (const auto& s : tls_symbols())
     if (f.offset >= s.offset && f.offset < s.offset + s.size)
       return "byte " + std::to_string(f.offset - s.offset) + " of the __shared__ array " + short_name(s.name);
   return "a word of the block's shared memory";
@@ -491,6 +495,13 @@ std::vector<std::string> launch_end(const std::string& kernel_text) {
   g_syncs.clear();
   g_any_release = false;
   return notes;
+}
+
+// What reports read from the program's file (its debug lines, its symbol table), read now: the
+// kernel runner can no longer open files once its system calls are limited.
+void prepare_reports() {
+  tls_symbols();
+  place_of(reinterpret_cast<uintptr_t>(&prepare_reports) + 1);
 }
 
 }  // namespace cudalab_cpu::race

@@ -31,6 +31,10 @@ struct Thread {
 // The CUDA thread running on this worker, nullptr while emulator or host code runs.
 extern thread_local Thread* t_current;
 
+// Reads now what reports need from the program's file (debug lines, the symbol table): the
+// kernel runner opens no file once its system calls are limited (control::prepare_for_lockdown).
+void prepare_reports();
+
 // A launch: grid and block sizes name blocks and threads in reports.
 void launch_begin(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned block_y, unsigned block_z);
 // The launch is over: the reports it made, as notes ("cudalab: note: data race on ... at
