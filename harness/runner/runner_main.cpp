@@ -152,6 +152,28 @@ void send_reply(int sock, wire::MessageType type, const wire::CallReply& reply) 
   wire::send_frame(sock, type, w.bytes());
 }
 
+// A check's inputs come as values (the checker made them; no seed ever reaches this process).
+// Once they are on the device they leave the shared memory, before the lab's code runs: its
+// host code shares this process, and a copy on the host would let it compute there. Whole
+// pages go back to the kernel (MADV_REMOVE punches them out of the memfd); the ragged ends
+// are zeroed.
+void empty_input_slots(const wire::CallRequest& q, uint8_t* shm) {
+  constexpr uintptr_t kPage = 4096;
+  for (const auto& b : q.buffers) {
+    if (b.fill.kind != wire::FillKind::Data) continue;
+    uint8_t* begin = shm + b.slot_offset;
+    uint8_t* end = begin + b.count * wire::elem_size(b.type);
+    uint8_t* first = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(begin) + kPage - 1) & ~(kPage - 1));
+    uint8_t* last = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(end) & ~(kPage - 1));
+    if (first >= last || madvise(first, size_t(last - first), MADV_REMOVE) != 0) {
+      std::memset(begin, 0, size_t(end - begin));
+      continue;
+    }
+    std::memset(begin, 0, size_t(first - begin));
+    std::memset(last, 0, size_t(end - last));
+  }
+}
+
 void serve_call(int sock, const wire::Frame& f) {
   wire::Reader r(f.payload);
   const wire::CallRequest q = wire::decode_request(r);
@@ -160,6 +182,7 @@ void serve_call(int sock, const wire::Frame& f) {
   guarded(reply, [&] {
     refuse_other_lab(q);
     g_buffers.prepare(q, shm.p);
+    empty_input_slots(q, shm.p);
     call_entry(q, reply);
     g_buffers.write_back(q, shm.p);
   });

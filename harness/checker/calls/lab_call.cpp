@@ -18,6 +18,7 @@
 #include "runner_words.h"
 #include "checker/judging/diagnose.h"
 #include "checker/timing/gpu_gate.h"
+#include "wire/fill.h"
 
 namespace cudalab {
 namespace {
@@ -190,22 +191,45 @@ static void receive_from_runner(RunnerProcess& rp, wire::Frame& f, const std::st
   throw SyscallRefusedFrame(r.u32());
 }
 
-// Lays the slots out, fills Data inputs, sends the request with the shared memory.
+// A check's random input, made here: the runner gets its values, never its seed. The runner is
+// the lab file's process and the fill is public code (wire/fill.h), so a seed there would let
+// the lab's host code make the inputs again, compute the answer on the host and write it with
+// cudaMemset. The runner moves the values to the device and empties their slot before the
+// lab's code runs (runner_main.cpp). Timed batches, which run only after every check passed,
+// still send seeds: the GPU makes their gigabytes in place, and host work shows in their time.
+static void make_input_in_slot(const wire::BufferSpec& b, uint8_t* slot) {
+  switch (b.type) {
+    case wire::ElemType::F32: return wire::fill_host(reinterpret_cast<float*>(slot), b.fill, b.count);
+    case wire::ElemType::U32: return wire::fill_host(reinterpret_cast<uint32_t*>(slot), b.fill, b.count);
+    case wire::ElemType::I32: return wire::fill_host(reinterpret_cast<int32_t*>(slot), b.fill, b.count);
+    case wire::ElemType::U8: return wire::fill_host(slot, b.fill, b.count);
+  }
+}
+
+// Lays the slots out, makes the random inputs and copies the Data inputs into them, sends the
+// request with the shared memory. What travels is `sent`: the request with values for seeds, as
+// the runner lays its slots out (the reply is read by it).
 static std::unique_ptr<SharedMemory> send_request(LabCall& call, const std::vector<std::vector<uint8_t>>& data,
-                                                  wire::MessageType type, RunnerProcess& rp) {
+                                                  wire::MessageType type, RunnerProcess& rp, wire::CallRequest& sent) {
   wire::CallRequest& q = call.request();
   q.schedule = runner_config().schedule;
+  sent = q;
+  for (auto& b : sent.buffers)
+    if (b.fill.kind == wire::FillKind::Random) b.fill = wire::Fill{wire::FillKind::Data};
   uint64_t offset = 0;
-  for (auto& b : q.buffers) {
+  for (auto& b : sent.buffers) {
     b.slot_offset = offset;
     offset += (wire::slot_bytes(b) + 63) & ~uint64_t(63);
   }
-  q.shm_bytes = offset;
+  sent.shm_bytes = offset;
   auto shm = std::make_unique<SharedMemory>(size_t(offset));
-  for (size_t i = 0; i < q.buffers.size(); ++i)
-    if (!data[i].empty()) std::memcpy(shm->p + q.buffers[i].slot_offset, data[i].data(), data[i].size());
+  for (size_t i = 0; i < q.buffers.size(); ++i) {
+    uint8_t* slot = shm->p + sent.buffers[i].slot_offset;
+    if (!data[i].empty()) std::memcpy(slot, data[i].data(), data[i].size());
+    if (q.buffers[i].fill.kind == wire::FillKind::Random) make_input_in_slot(q.buffers[i], slot);
+  }
   wire::Writer w;
-  wire::encode(w, q);
+  wire::encode(w, sent);
   wire::send_frame(rp.socket(), type, w.bytes(), shm->fd);
   return shm;
 }
@@ -368,13 +392,14 @@ LabCallResult LabCall::run() {
   request_.lab = uint32_t(signature_.lab);
   RunnerProcess& rp = live_runner();
   std::unique_ptr<SharedMemory> shm;
+  wire::CallRequest sent;
   try {
-    shm = send_request(*this, data_, wire::MessageType::Call, rp);
+    shm = send_request(*this, data_, wire::MessageType::Call, rp, sent);
   } catch (const wire::ProtocolError& e) {
     runner_failed(signature_.function, e);
   }
   const wire::CallReply reply = receive_reply(rp, signature_.function, wire::MessageType::CallReply);
-  return read_result(signature_.function, request_, reply, *shm, launches_recorded(rp));
+  return read_result(signature_.function, sent, reply, *shm, launches_recorded(rp));
 }
 
 // ---- Timed batches (timed_call.h) ----------------------------------------------------------
