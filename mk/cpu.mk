@@ -171,14 +171,14 @@ CPU_RUN_CPU_OBJS := $(CPU_VARIANT)/obj/runner/launch_record_cpu.o $(CPU_VARIANT)
 
 $(CPU_OUT)/labs/lab%-runner: $(CPU_VARIANT)/obj/labs/lab%.o $$(call cpu_entry_obj,$$*) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) $(CPU_OUT)/check-mode | cpu-deps
 	@mkdir -p $(@D)
-	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_LIBS) -o $@
+	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_RUNNER_WRAP) $(CPU_LIBS) -o $@
 $(CPU_OUT)/solutions/lab%-runner: $(CPU_VARIANT)/obj/solutions/lab%.o $$(call cpu_entry_obj,$$*) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) $(CPU_OUT)/check-mode | cpu-deps
 	@mkdir -p $(@D)
-	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_LIBS) -o $@
+	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_RUNNER_WRAP) $(CPU_LIBS) -o $@
 # The stubs as the repository ships them (make test; mk/test.mk exports them from git).
 $(CPU_OUT)/shipped/lab%-runner: $(CPU_VARIANT)/obj/$(SHIPPED_DIR)/labs/lab%.o $$(call cpu_entry_obj,$$*) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) $(CPU_OUT)/check-mode | cpu-deps
 	@mkdir -p $(@D)
-	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_LIBS) -o $@
+	$(Q)$(CPU_CXX) $(CPU_LINK) $(filter %.o %.a,$^) $(CPU_RUNNER_WRAP) $(CPU_LIBS) -o $@
 # A planted-bug fixture (tests/fixtures/labN_*.cu) as a runner of its lab (make test).
 fixture_lab = $(patsubst lab%,%,$(firstword $(subst _, ,$(1))))
 $(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj,$$(call fixture_lab,$$*)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps $(CONTRACT_TOOL)
@@ -186,7 +186,7 @@ $(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj
 	$(SAY) "build tests/fixtures/$*.cu"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_CODE_plain) $(CPU_LAB_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
 	$(Q)$(call judge_contract,$(call fixture_lab,$*),cpu,tests/fixtures/$*.cu,$@.o)
-	$(Q)$(CPU_CXX) $(CPU_LINK_plain) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_LIBS) -o $@
+	$(Q)$(CPU_CXX) $(CPU_LINK_plain) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_RUNNER_WRAP) $(CPU_LIBS) -o $@
 
 # A fixture with a "// check: race" line is built as CHECK=race builds a lab (the race detector's
 # runner), whatever CHECK is now: its expected message is the detector's.
@@ -199,7 +199,7 @@ $(addprefix $(CPU_OUT)/fixtures/,$(CPU_RACE_FIXTURES)): $(CPU_OUT)/fixtures/%: $
 	$(SAY) "build tests/fixtures/$*.cu (race)"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_race) $(CPU_LAB_INCLUDES) -DCUDALAB_SOURCE_FILE='"tests/fixtures/$*.cu"' -c $< -o $@.o
 	$(Q)$(call judge_contract,$(call fixture_lab,$*),cpu,tests/fixtures/$*.cu,$@.o,sanitized)
-	$(Q)$(CPU_CXX) $(CPU_LINK_race) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_LIBS) -o $@
+	$(Q)$(CPU_CXX) $(CPU_LINK_race) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_RUNNER_WRAP) $(CPU_LIBS) -o $@
 
 cpu-lab-runner: $$(call cpu_entry_obj,$$(LAB)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB) $(CPU_EMU_LIB) | cpu-deps $(CONTRACT_TOOL)
 	@test -n "$(LAB)" -a -n "$(SRC)" -a -n "$(OUT)" || { echo "usage: make lab-runner LAB=3 SRC=file.cu OUT=runner"; exit 2; }
@@ -207,7 +207,7 @@ cpu-lab-runner: $$(call cpu_entry_obj,$$(LAB)) $(CPU_RUN_CPU_OBJS) $(CPU_RUN_LIB
 	$(Q)$(CPU_PERL) harness/runner/emulator/rewrite.pl $(SRC) $(OUT).cpu.cpp $(SRC)
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_LAB_$(or $(CPU_CHECK),plain)) $(CPU_LAB_INCLUDES) -DCUDALAB_SOURCE_FILE='"$(SRC)"' -c $(OUT).cpu.cpp -o $(OUT).o
 	$(Q)$(call judge_contract,$(LAB),cpu,$(SRC),$(OUT).o,$(if $(CPU_CHECK),sanitized))
-	$(Q)$(CPU_CXX) $(CPU_LINK) $(OUT).o $^ $(CPU_LIBS) -o $(OUT)
+	$(Q)$(CPU_CXX) $(CPU_LINK) $(OUT).o $^ $(CPU_RUNNER_WRAP) $(CPU_LIBS) -o $(OUT)
 cpu-lab-checker: $(CPU_OUT)/check/lab$(LAB)
 
 # Every checker, solution and shipped stub whose checks exist (a lab in progress has none yet).

@@ -13,6 +13,8 @@ const std::vector<std::string> kLanguageSupport = {
     "__gxx_personality_v0", "_Unwind_Resume", "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort",
     "__cxa_atexit", "atexit", "__dso_handle", "__cxa_begin_catch", "__cxa_end_catch", "__cxa_rethrow",
     "__cxa_allocate_exception", "__cxa_free_exception", "__cxa_throw", "__cxa_pure_virtual", "__cxa_call_unexpected",
+    "__cxa_throw_bad_array_new_length", "__cxa_bad_cast", "__cxa_bad_typeid", "__cxa_get_exception_ptr",
+    "__cxa_deleted_virtual", "typeinfo for std::*", "std::bad_array_new_length::*", "std::bad_cast::*",
     "__stack_chk_fail", "_GLOBAL_OFFSET_TABLE_", "std::terminate", "std::__throw_*", "operator new*", "operator delete*",
     "typeinfo for std::*", "typeinfo for __cxxabiv1::*", "vtable for __cxxabiv1::*", "std::exception::*",
     "std::bad_alloc::*", "std::runtime_error::*", "std::logic_error::*", "std::invalid_argument::*",
@@ -49,6 +51,17 @@ std::vector<std::string> math_names() {
   names.push_back("__finite*");
   return names;
 }
+
+// Work on the device that a lab file does honestly: copies between its own device buffers (the
+// runner refuses any other direction at the call: harness/runner/copy_check.h), streams and
+// events of its own (the runner makes every stream a blocking one, so the harness's timing covers
+// them all), and asking what a pointer is.
+const std::vector<std::string> kDeviceWork = {
+    "cudaMemcpy", "cudaMemcpyAsync", "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
+    "cudaStreamDestroy", "cudaStreamSynchronize", "cudaStreamQuery", "cudaStreamWaitEvent", "cudaEventCreate",
+    "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventSynchronize", "cudaEventQuery", "cudaEventDestroy",
+    "cudaEventElapsedTime", "cudaPointerGetAttributes", "cudaFuncSetCacheConfig", "cudaDeviceSetCacheConfig",
+    "cudaDeviceGetStreamPriorityRange", "cudaFuncSetSharedMemConfig", "cudaDeviceSetSharedMemConfig"};
 
 // What CUDALAB_CHECK and CUDALAB_CHECK_LAUNCH call (harness/include/cudalab/launch_check.h).
 const std::vector<std::string> kHarnessHelpers = {"cudalab::check_call", "cudalab::check_launch",
@@ -121,9 +134,9 @@ LabContract read_lab_contract(int lab, const std::string& header_path) {
 const std::vector<std::string>& always_allowed(Backend backend) {
   static const std::vector<std::string> math = math_names();
   static const std::vector<std::string> cuda =
-      joined({&kLanguageSupport, &kHostMemory, &kPrinting, &math, &kHarnessHelpers, &kCudaLaunchMachinery});
+      joined({&kLanguageSupport, &kHostMemory, &kPrinting, &math, &kHarnessHelpers, &kCudaLaunchMachinery, &kDeviceWork});
   static const std::vector<std::string> cpu =
-      joined({&kLanguageSupport, &kHostMemory, &kPrinting, &math, &kHarnessHelpers, &kCpuLaunchMachinery});
+      joined({&kLanguageSupport, &kHostMemory, &kPrinting, &math, &kHarnessHelpers, &kCpuLaunchMachinery, &kDeviceWork});
   return backend == Backend::cuda ? cuda : cpu;
 }
 
@@ -148,16 +161,19 @@ const std::vector<ForbiddenGroup>& forbidden_groups() {
   static const std::vector<ForbiddenGroup> groups = {
       {{"cudaMemcpy*", "cudaMemcpyAsync*", "cudaMemcpy2D*", "cudaMemcpy3D*", "cudaMemcpyPeer*", "cudaMemcpyToSymbol*",
         "cudaMemcpyFromSymbol*", "cudaMemcpyToArray*", "cudaMemcpyFromArray*", "cudaMemcpyBatch*"},
-       "it copies data between the host and the device: in a lab the harness moves every input and output, and "
-       "the answer must come from your kernels",
-       "read the inputs inside a kernel (they are already on the device) and write the result there"},
+       "a lab copies only with cudaMemcpy and cudaMemcpyAsync between its own device buffers (2-D, 3-D, symbol, "
+       "array, peer and batched copies are not among a lab's calls), and never to or from the host: the harness moves "
+       "every input and output",
+       "copy between device buffers with cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), or do the copy in a "
+       "kernel"},
       {{"cudaMallocHost", "cudaHostAlloc", "cudaMallocManaged", "cudaHostRegister", "cudaHostGetDevicePointer",
         "cudaFreeHost", "cudaHostUnregister", "cudaMemPrefetchAsync", "cudaMemAdvise*"},
        "it makes memory that host code can read, so part of the work could happen on the host",
        "use cudaMalloc for scratch space on the device"},
-      {{"cudaEvent*", "cudaStream*", "cudaGraph*", "cudaLaunchHostFunc", "cudaProfiler*"},
-       "events, streams and graphs are the harness's: it times your function and launches on its stream",
-       "launch on the default stream (no stream argument) and let the harness time it"},
+      {{"cudaGraph*", "cudaStreamBeginCapture*", "cudaStreamEndCapture", "cudaStreamAddCallback", "cudaLaunchHostFunc",
+        "cudaProfiler*", "cudaStreamAttachMemAsync", "cudaEventRecordWithFlags"},
+       "graphs, stream captures and host callbacks run work the harness's timing and launch record cannot see",
+       "launch your kernels directly, on the default stream or streams of your own"},
       {{"cu[A-Z]*", "cudaGetDriverEntryPoint*", "cudaGetFuncBySymbol", "cudaLibrary*", "cudaKernel*", "cudaDeviceReset",
         "cudaSetDevice*", "cudaDeviceSetLimit", "cudaCtx*", "cudaIpc*", "cudaThreadExit"},
        "it reaches below the CUDA runtime (the driver API) or changes the device the harness set up",

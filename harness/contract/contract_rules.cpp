@@ -15,6 +15,8 @@ const char* breach_kind_name(BreachKind kind) {
     case BreachKind::runs_before_main: return "runs_before_main";
     case BreachKind::foreign_section: return "foreign_section";
     case BreachKind::missing_lab_function: return "missing_lab_function";
+    case BreachKind::system_call_instruction: return "system_call_instruction";
+    case BreachKind::race_detector_opt_out: return "race_detector_opt_out";
   }
   return "unknown";
 }
@@ -132,8 +134,14 @@ void judge_one_definition(const ElfObject& object, uint32_t index, Backend backe
   // it names code; data keeps its name unless the C library or the harness has one like it.
   bool c_function = !mangled && s.type != STT_OBJECT && s.type != STT_TLS && s.type != STT_COMMON;
   bool library_data = !mangled && (starts_with(name, "_") || reserved_data_name(name));
+  // A C++ function of the file's own in the global namespace has a mangled name of its own: an
+  // overload `int ceil(int, int)` or a helper `write(float*, float)` replaces nothing of the C
+  // library's (whose names are not mangled). What it could replace are the C++ functions of the
+  // CPU backend's CUDA runtime (cudaMalloc(void**, size_t), ...) and reserved identifiers.
+  bool runtime_overload =
+      mangled && (starts_with(name, "cuda") || (starts_with(name, "__") && !starts_with(name, "__device_stub__")));
   if (c_function || library_data || reserved_scope || starts_with(name, "operator new") || starts_with(name, "operator delete") ||
-      reserved_global_name(name, contract, backend))
+      runtime_overload || (!mangled && reserved_global_name(name, contract, backend)))
     breach(BreachKind::defines_reserved_name,
            "it defines " + name +
                (c_function ? " with C linkage" : "") +

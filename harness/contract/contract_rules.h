@@ -26,6 +26,8 @@ enum class BreachKind {
   runs_before_main,       // a static initializer doing more than the compiler's own
   foreign_section,        // a section no compiler writes for plain code
   missing_lab_function,   // the lab's function is not defined
+  system_call_instruction,  // host code with a syscall / sysenter / int $0x80 instruction (machine_code.h)
+  race_detector_opt_out,    // race build: a function touching memory without the detector's hooks
 };
 
 const char* breach_kind_name(BreachKind kind);  // "calls_outside_contract"

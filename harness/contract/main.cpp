@@ -19,6 +19,7 @@
 
 #include "contract_report.h"
 #include "contract_rules.h"
+#include "machine_code.h"
 
 namespace {
 
@@ -78,8 +79,9 @@ int main(int argc, char** argv) {
   try {
     LabContract contract = read_lab_contract(o.lab, o.header);
     ElfObject object = ElfObject::read(o.object);
-    auto breaches = judge_object(object, o.backend == "cuda" ? Backend::cuda : Backend::cpu, contract,
-                                 o.sanitized ? Build::sanitized : Build::plain);
+    const Build build = o.sanitized ? Build::sanitized : Build::plain;
+    auto breaches = judge_object(object, o.backend == "cuda" ? Backend::cuda : Backend::cpu, contract, build);
+    judge_machine_code(o.object, build, breaches);
     if (!o.breaches_file.empty()) write_breaches(breaches, o.breaches_file);
     if (breaches.empty()) return 0;
     std::fputs(format_breaches(breaches, contract, o.source).c_str(), stderr);

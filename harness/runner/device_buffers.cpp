@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "copy_check.h"
 #include "lab_entry.h"
 #include "wire/cuda_errors.h"
 
@@ -40,10 +41,10 @@ void DeviceBuffers::prepare(const wire::CallRequest& q, const uint8_t* shm, bool
     uint8_t* p = static_cast<uint8_t*>(ptrs_[i]);
     switch (b.fill.kind) {
       case wire::FillKind::Poison:
-        require(cudaMemset(p, 0xFF, data_bytes(b)), "poisoning " + b.name);
+        require(__real_cudaMemset(p, 0xFF, data_bytes(b)), "poisoning " + b.name);
         break;
       case wire::FillKind::Data:
-        require(cudaMemcpy(p, shm + b.slot_offset, data_bytes(b), cudaMemcpyHostToDevice), "copying " + b.name);
+        require(__real_cudaMemcpy(p, shm + b.slot_offset, data_bytes(b), cudaMemcpyHostToDevice), "copying " + b.name);
         break;
       case wire::FillKind::Random:
         fill_random(p, b);
@@ -65,10 +66,10 @@ void DeviceBuffers::write_back(const wire::CallRequest& q, uint8_t* shm, bool ou
       if (sampled == drawn.size()) throw BadRequest("no elements were drawn from the sampled output " + b.name);
       gather_elements(p, wire::elem_size(b.type), drawn[sampled++], slot);
     } else if (b.return_data && outputs) {
-      require(cudaMemcpy(slot, p, data_bytes(b), cudaMemcpyDeviceToHost), "copying " + b.name + " back");
+      require(__real_cudaMemcpy(slot, p, data_bytes(b), cudaMemcpyDeviceToHost), "copying " + b.name + " back");
     }
     uint8_t* guard_slot = slot + wire::slot_data_bytes(b);
-    require(cudaMemcpy(guard_slot, p + data_bytes(b), wire::kGuardElements * 4, cudaMemcpyDeviceToHost),
+    require(__real_cudaMemcpy(guard_slot, p + data_bytes(b), wire::kGuardElements * 4, cudaMemcpyDeviceToHost),
             "reading the guards of " + b.name);
   }
 }

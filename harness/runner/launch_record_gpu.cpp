@@ -113,6 +113,8 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* f,
 }
 
 // ---- Data reaching the host ----------------------------------------------------------------
+// (cudaMemcpy and cudaMemcpyAsync of the lab's are checked, and refused unless both ends are on
+// the device, by runner/copy_check.cpp: the runner is linked with --wrap for them.)
 // Whether a copy of this kind from src reads GPU memory into host memory.
 static bool device_to_host(const void* dst, const void* src, cudaMemcpyKind kind) {
   if (kind == cudaMemcpyDeviceToHost) return true;
@@ -121,18 +123,6 @@ static bool device_to_host(const void* dst, const void* src, cudaMemcpyKind kind
   const bool ok = cudaPointerGetAttributes(&s, src) == cudaSuccess && cudaPointerGetAttributes(&d, dst) == cudaSuccess;
   cudaGetLastError();
   return ok && s.type == cudaMemoryTypeDevice && d.type != cudaMemoryTypeDevice;
-}
-
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
-  static auto real = next<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind)>("cudaMemcpy");
-  if (device_to_host(dst, src, kind)) cudalab::run::record_bytes_to_host(bytes);
-  return real(dst, src, bytes, kind);
-}
-
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
-  static auto real = next<cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t)>("cudaMemcpyAsync");
-  if (device_to_host(dst, src, kind)) cudalab::run::record_bytes_to_host(bytes);
-  return real(dst, src, bytes, kind, s);
 }
 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "copy_check.h"
 #include "device_buffers.h"
 #include "runner_parts.h"
 #include "runner/emulator/control.h"
@@ -22,6 +23,8 @@ void fill_random(void* p, const wire::BufferSpec& b) {
 }
 
 void flush_l2_cache() {}
+
+bool is_device_memory(const void* p, size_t bytes) { return cudalab_cpu::control::is_device_memory(p, bytes); }
 
 // Device memory is host memory (as in gather_elements).
 void write_guards(void* at, uint64_t salt) {

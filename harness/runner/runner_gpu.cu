@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "copy_check.h"
 #include "device_buffers.h"
 #include "launch_record.h"
 #include "runner_parts.h"
@@ -46,6 +47,18 @@ void* gather_scratch(size_t bytes) {
 
 }  // namespace
 
+// The runtime's pointer attributes: device memory of this process (cudaMalloc's), never managed
+// or host memory. (The extent is the runtime's to check: a copy past an allocation's end fails
+// there, and device addresses never reach host memory.)
+bool is_device_memory(const void* p, size_t) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // not the lab's error: the answer is "no"
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice && a.devicePointer != nullptr;
+}
+
 // One small kernel: a few thousand elements cost one launch and two small copies, where a
 // cudaMemcpy per element would cost a few microseconds each.
 void gather_elements(const void* p, size_t elem_bytes, const std::vector<uint64_t>& indices, void* out) {
@@ -53,12 +66,12 @@ void gather_elements(const void* p, size_t elem_bytes, const std::vector<uint64_
   const size_t index_bytes = indices.size() * sizeof(uint64_t), value_bytes = indices.size() * elem_bytes;
   uint8_t* scratch = static_cast<uint8_t*>(gather_scratch(index_bytes + value_bytes));
   uint64_t* device_indices = reinterpret_cast<uint64_t*>(scratch);
-  require(cudaMemcpy(device_indices, indices.data(), index_bytes, cudaMemcpyHostToDevice), "copying the drawn indices");
+  require(__real_cudaMemcpy(device_indices, indices.data(), index_bytes, cudaMemcpyHostToDevice), "copying the drawn indices");
   const unsigned blocks = unsigned(std::min<size_t>((indices.size() + 255) / 256, 1024));
   gather_kernel<<<blocks, 256>>>(static_cast<const uint8_t*>(p), elem_bytes, device_indices, indices.size(),
                                  scratch + index_bytes);
   require(cudaGetLastError(), "gathering sampled elements");
-  require(cudaMemcpy(out, scratch + index_bytes, value_bytes, cudaMemcpyDeviceToHost), "copying sampled elements back");
+  require(__real_cudaMemcpy(out, scratch + index_bytes, value_bytes, cudaMemcpyDeviceToHost), "copying sampled elements back");
 }
 
 void fill_random(void* p, const wire::BufferSpec& b) { wire::fill_on_device(p, b); }
@@ -81,7 +94,7 @@ void flush_l2_cache() {
     bytes = size_t(l2 > 0 ? l2 : 64 << 20) * 2;
     require(cudaMalloc(&buf, bytes), "allocating the L2 flush buffer");
   }
-  require(cudaMemsetAsync(buf, 0x5A, bytes), "flushing the L2 cache");
+  require(__real_cudaMemsetAsync(buf, 0x5A, bytes), "flushing the L2 cache");
 }
 
 // A GPU keeps device memory from host code and schedules threads itself.

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "copy_check.h"
 #include "device_buffers.h"
 #include "lab_entry.h"
 #include "launch_record.h"
@@ -113,6 +114,7 @@ void call_entry(const wire::CallRequest& q, wire::CallReply& reply) {
   args.request = &q;
   set_sync_after_launch(q.sync_after_launch);
   const unsigned threads_before = host_thread_count();
+  take_refused_copy();
   launch_record_start();
   try {
     as_lab_call([&] {
@@ -130,6 +132,13 @@ void call_entry(const wire::CallRequest& q, wire::CallReply& reply) {
 void finish_reply(wire::CallReply& reply) {
   reply.launches = launch_record_take(reply.launches_total);
   reply.bytes_to_host = launch_record_bytes_to_host();
+  // A copy or fill refused while the lab's code ran (copy_check.h): it did not happen; the lab's
+  // code got cudaErrorNotPermitted and went on. Said as data; the checker writes the note.
+  if (const std::optional<RefusedCopy> refused = take_refused_copy()) {
+    reply.refused_copy.call = refused->call;
+    reply.refused_copy.direction = refused->direction;
+  }
+  reply.device_copy_bytes = take_device_copy_bytes();
 #ifdef CUDALAB_BACKEND_CPU
   reply.notes = cudalab_cpu::control::take_notes(true);
   // The emulator's account of a fault (kernel, block, thread), unless the error says it already.
@@ -238,6 +247,7 @@ void run_between_events(int sock, const std::vector<wire::CallRequest>& reps, co
                         unsigned threads_before, cudaEvent_t start, cudaEvent_t stop, wire::CallReply& reply) {
   set_sync_after_launch(false);
   cudaGetLastError();
+  take_refused_copy();
   launch_record_start();
   require(cudaEventRecord(start), "recording the start event");
   try {

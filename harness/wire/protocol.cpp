@@ -211,6 +211,9 @@ void encode(Writer& w, const CallReply& c) {
   w.u64(c.launches_total);
   w.u32(c.threads_left);
   w.u64(c.bytes_to_host);
+  w.str(c.refused_copy.call);
+  w.str(c.refused_copy.direction);
+  w.u64(c.device_copy_bytes);
   w.u64(c.notes.size());
   for (const auto& n : c.notes) w.str(n);
   w.f64(c.ms);
@@ -306,6 +309,9 @@ CallReply decode_reply(Reader& r) {
   c.launches_total = r.u64();
   c.threads_left = r.u32();
   c.bytes_to_host = r.u64();
+  c.refused_copy.call = r.str(64);
+  c.refused_copy.direction = r.str(64);
+  c.device_copy_bytes = r.u64();
   size_t m = r.count(64, 4);
   for (size_t i = 0; i < m; ++i) c.notes.push_back(r.str(4096));
   c.ms = r.f64();

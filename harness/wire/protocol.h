@@ -147,6 +147,13 @@ enum class Cause : uint8_t {
   OtherThrow = 7,   // the lab's code threw something else
   BadRequest = 8,   // the request did not fit the lab (the checker's mistake)
 };
+
+// A copy or fill of the lab's code that the runner refused (runner/copy_check.h): not device to
+// device, so it did not happen and the call returned cudaErrorNotPermitted. The first of a call.
+struct RefusedCopy {
+  std::string call;       // "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync"; "" when none
+  std::string direction;  // "device_to_host", "host_to_device", "host_to_host", "host" (a fill of host memory)
+};
 struct Failure {
   Cause cause = Cause::None;
   int32_t cuda_code = 0;  // cudaError_t, 0 when none
@@ -168,6 +175,8 @@ struct CallReply {
   // allocated as host-visible memory (pinned, mapped or managed). A sum computed on the host
   // needs its input there; a kernel's result does not.
   uint64_t bytes_to_host = 0;
+  RefusedCopy refused_copy;        // the first copy or fill refused (runner/copy_check.h); call "" when none
+  uint64_t device_copy_bytes = 0;  // bytes the lab's code copied between its device buffers
   std::vector<std::string> notes;  // what the emulator noticed (barrier divergence, ...)
   double ms = 0;                   // RepDone only: CUDA events around all R calls of the batch
 };

@@ -148,6 +148,18 @@ size_t LabCall::sampled_output(size_t param, size_t count, uint32_t samples) {
   return b;
 }
 
+// A copy or fill the runner refused (runner/copy_check.h), in the checker's words.
+static std::string refused_copy_note(const wire::RefusedCopy& r) {
+  const std::string call = printable(r.call, 40);
+  const std::string way = r.direction == "device_to_host"   ? "from the device to the host"
+                          : r.direction == "host_to_device" ? "from the host to the device"
+                          : r.direction == "host"           ? "into host memory"
+                                                            : "between host buffers";
+  return "your " + call + " " + way + " was refused and did not happen (it returned cudaErrorNotPermitted): in a lab "
+         "the harness moves every input and output, and the answer must come from your kernels. Copies and fills "
+         "of your own device buffers (cudaMemcpyDeviceToDevice, cudaMemset) are fine";
+}
+
 // What a failed exchange with the runner means for the check: the runner is replaced.
 [[noreturn]] static void runner_failed(const std::string& function, const wire::ProtocolError& e) {
   const std::string how = runner_discard();
@@ -296,6 +308,7 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
   std::vector<std::string> buffers;
   for (const auto& b : q.buffers) buffers.push_back(b.name);
   res.notes = notes_in_checker_words(reply.notes, reply.launches, lab_source(), buffers);
+  if (!reply.refused_copy.call.empty()) res.notes.insert(res.notes.begin(), refused_copy_note(reply.refused_copy));
   if (reply.outcome != wire::Outcome::Ok) {
     const std::string message = failure_message(reply, function, lab_source());
     LabCallFailure::Kind kind = LabCallFailure::Kind::Exception;

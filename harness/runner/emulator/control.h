@@ -62,6 +62,9 @@ void name_device_allocation(const void* p, const std::string& name);
 // return value says what happened ("your host code read device memory (the input array ...)");
 // otherwise it returns "". Exceptions from fn pass through. Not reentrant; one thread at a time.
 std::string run_host_code(void (*fn)(void*), void* arg);
+// Whether [p, p + bytes) lies inside one device allocation (cudaMalloc's, not managed memory):
+// the kernel runner's copy rules (runner/copy_check.h) ask it of every cudaMemcpy of the lab's.
+bool is_device_memory(const void* p, size_t bytes);
 // Does now what the emulator would otherwise do lazily and the kernel runner's system-call
 // filter then refuses (runner/syscall_filter.h): count the cores, read the program's symbol
 // tables for the race detector's reports.

@@ -227,7 +227,7 @@ const char* error_name(cudaError_t e) {
     N(cudaErrorLaunchOutOfResources) N(cudaErrorLaunchTimeout) N(cudaErrorHardwareStackError)
     N(cudaErrorIllegalInstruction) N(cudaErrorMisalignedAddress) N(cudaErrorInvalidAddressSpace)
     N(cudaErrorInvalidPc) N(cudaErrorLaunchFailure) N(cudaErrorCooperativeLaunchTooLarge) N(cudaErrorAssert)
-    N(cudaErrorECCUncorrectable) N(cudaErrorNotSupported) N(cudaErrorUnknown)
+    N(cudaErrorECCUncorrectable) N(cudaErrorNotPermitted) N(cudaErrorNotSupported) N(cudaErrorUnknown)
 #undef N
   }
   return "cudaErrorUnknown";
@@ -353,6 +353,16 @@ void set_pending_error(cudaError_t e, const std::string& text) {
 // The kernel runner's record of GPU data made reachable from the host (cuda_runtime.h).
 static cudalab_cpu::control::HostDataObserver g_host_data_observer = nullptr;
 void cudalab_cpu::control::set_host_data_observer(HostDataObserver observer) { g_host_data_observer = observer; }
+
+bool cudalab_cpu::control::is_device_memory(const void* p, size_t bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const auto c = static_cast<const char*>(p);
+  auto it = g_allocations.upper_bound(c);
+  if (it == g_allocations.begin()) return false;
+  --it;
+  const Allocation& a = it->second;
+  return !a.host_visible && c < it->first + a.bytes && bytes <= size_t(it->first + a.bytes - c);
+}
 
 void cudalab_cpu::control::name_device_allocation(const void* p, const std::string& name) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -481,6 +491,7 @@ const char* cudaGetErrorString(cudaError_t e) {
       // The emulator knows what went wrong; say it instead of CUDA's "unspecified".
       if (g_failure_code == e) return g_failure_text.c_str();
       return "unspecified launch failure";
+    case cudaErrorNotPermitted: return "operation not permitted";
     case cudaErrorNotSupported: return "operation not supported";
     default: return "unknown error";
   }

@@ -78,6 +78,7 @@ enum cudaError {
   cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorAssert = 710,
   cudaErrorECCUncorrectable = 214,
+  cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
   cudaErrorUnknown = 999,
 };
