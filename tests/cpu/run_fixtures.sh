@@ -4,7 +4,8 @@
 # no "// reject:" pattern matches it.
 # Then compiles each lab file in tests/cpu/refused/ as `make labN BACKEND=cpu` would (the launch
 # rewrite, the lab-facing headers) and checks that it does not compile, with every "// expect:"
-# pattern in the compiler's messages: what lab code must not be able to reach.
+# pattern in the compiler's messages: what lab code must not be able to reach, and what the CPU
+# backend refuses to run (a grid-wide sync) with a message saying why.
 # Usage: tests/cpu/run_fixtures.sh BUILD_DIR   (build/cpu; fixtures built by make cpu-fixtures)
 build=${1:-build/cpu}
 fail=0
