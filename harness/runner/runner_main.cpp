@@ -361,7 +361,13 @@ void lock_down(bool asked_off) {
   cudaFree(nullptr);  // the primary context, if the device query did not make it
 #endif
   if (!filters_system_calls(asked_off)) return;
-  const std::string why = lock_down_system_calls();
+  MemoryGuard guard;
+#ifdef CUDALAB_BACKEND_CPU
+  const auto guarded = cudalab_cpu::control::guarded_memory();  // device memory, the schedule's page
+  guard.site = guarded.site;
+  guard.ranges = guarded.ranges;
+#endif
+  const std::string why = lock_down_system_calls(guard);
   if (!why.empty()) std::fprintf(stderr, "cudalab: the kernel runner could not limit its system calls (%s)\n", why.c_str());
 }
 

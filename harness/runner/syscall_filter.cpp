@@ -35,8 +35,8 @@ namespace {
 // socket to the checker, and what the C and C++ libraries call underneath printf, new and
 // std::thread. What a lab may do is compute and print; anything else is refused.
 const int kAllowed[] = {
-    // memory
-    SYS_brk, SYS_munmap, SYS_mremap, SYS_madvise, SYS_membarrier,
+    // memory (mmap, mprotect, munmap, madvise, mremap: below, by their arguments)
+    SYS_brk, SYS_membarrier,
     // descriptors the process already holds: the checker's socket, stdout and stderr, the
     // driver's devices (ioctl), the request's shared memory
     SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64, SYS_lseek, SYS_close, SYS_fstat,
@@ -95,6 +95,22 @@ void conditional(Program& p, int nr, Body body) {
   p.code.insert(p.code.end(), block.code.begin(), block.code.end());
 }
 
+// if (lo <= argument i < hi), all 64 bits, return action. (BPF compares 32 bits, unsigned.)
+void if_arg_in_range_return(Program& b, int i, uint64_t lo, uint64_t hi, uint32_t action) {
+  const auto lo_hi = uint32_t(lo >> 32), lo_lo = uint32_t(lo), hi_hi = uint32_t(hi >> 32), hi_lo = uint32_t(hi);
+  b.load_arg_high(i);                                          // 0
+  b.code.push_back(jump(BPF_JMP | BPF_JGT | BPF_K, lo_hi, 3, 0));  // 1: above lo's high word: to 5
+  b.code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, lo_hi, 0, 8));  // 2: below it: out (11)
+  b.load_arg_low(i);                                           // 3
+  b.code.push_back(jump(BPF_JMP | BPF_JGE | BPF_K, lo_lo, 0, 6));  // 4: below lo: out
+  b.load_arg_high(i);                                          // 5
+  b.code.push_back(jump(BPF_JMP | BPF_JGT | BPF_K, hi_hi, 4, 0));  // 6: above hi's high word: out
+  b.code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, hi_hi, 0, 2));  // 7: below it: in (10)
+  b.load_arg_low(i);                                           // 8
+  b.code.push_back(jump(BPF_JMP | BPF_JGE | BPF_K, hi_lo, 1, 0));  // 9: at or past hi: out
+  b.ret(action);                                               // 10
+}                                                              // 11: out
+
 // Whether argument i, all 64 bits, equals v: admits when it does.
 void allow_if_arg_is(Program& b, int i, uint64_t v) {
   b.load_arg_high(i);
@@ -104,7 +120,40 @@ void allow_if_arg_is(Program& b, int i, uint64_t v) {
   b.ret(kAllow);
 }
 
-Program build_filter(pid_t self) {
+// The memory calls on guarded memory (MemoryGuard): from the guard's instruction, `usual` decides;
+// from anywhere else, a call at a guarded address (or within 4 GiB below one), an mprotect of
+// 4 GiB or more, or an mremap to a fixed address is refused, then `usual` decides.
+template <class Usual>
+void memory_call(Program& p, int nr, const MemoryGuard& guard, Usual usual) {
+  conditional(p, nr, [&](Program& b) {
+    if (guard.site) {
+      Program checks;  // not from the site: the guarded ranges first
+      constexpr uint64_t k4GiB = uint64_t(1) << 32;
+      for (const auto& [lo, hi] : guard.ranges) {
+        if_arg_in_range_return(checks, 0, lo > k4GiB ? lo - k4GiB : 0, hi, kRefuse);
+        if (nr == SYS_mremap) if_arg_in_range_return(checks, 4, lo > k4GiB ? lo - k4GiB : 0, hi, kRefuse);
+      }
+      if (nr == SYS_mprotect) {
+        checks.load_arg_high(1);
+        checks.code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+        checks.ret(kRefuse);
+      }
+      if (nr == SYS_mremap) {
+        checks.load_arg_low(3);
+        checks.if_any_bit_return(MREMAP_FIXED, kRefuse);
+      }
+      // from the site: skip the checks
+      b.code.push_back(stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, instruction_pointer)));
+      b.code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(guard.site), 0, 2));
+      b.code.push_back(stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, instruction_pointer) + 4));
+      b.code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(guard.site >> 32), uint8_t(checks.code.size()), 0));
+      b.code.insert(b.code.end(), checks.code.begin(), checks.code.end());
+    }
+    usual(b);
+  });
+}
+
+Program build_filter(pid_t self, const MemoryGuard& guard) {
   Program p;
   // Another architecture's table (int 0x80 reaches the 32-bit one) and the x32 numbers: refused.
   p.code.push_back(stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
@@ -114,13 +163,15 @@ Program build_filter(pid_t self) {
   p.code.push_back(jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
   p.ret(kRefuse);
   for (int nr : kAllowed) p.if_equal_return(uint32_t(nr), kAllow);
-  // Memory, never executable: no code the checks never saw, made at run time.
+  // Memory, never executable: no code the checks never saw, made at run time. Guarded memory's
+  // protection changed only by its own instruction.
   for (int nr : {SYS_mmap, SYS_mprotect})
-    conditional(p, nr, [](Program& b) {
+    memory_call(p, nr, guard, [](Program& b) {
       b.load_arg_low(2);
       b.if_any_bit_return(PROT_EXEC, kRefuse);
       b.ret(kAllow);
     });
+  for (int nr : {SYS_munmap, SYS_madvise, SYS_mremap}) memory_call(p, nr, guard, [](Program& b) { b.ret(kAllow); });
   // Threads (the emulator's workers, the runtime's helpers), never a new process. clone3 hides
   // its flags in memory the filter cannot read: "not here" sends the C library to clone.
   conditional(p, SYS_clone, [](Program& b) {
@@ -211,13 +262,13 @@ void on_refused(int, siginfo_t* info, void*) {
 
 }  // namespace
 
-std::string lock_down_system_calls() {
+std::string lock_down_system_calls(const MemoryGuard& guard) {
   struct sigaction sa {};
   sa.sa_sigaction = on_refused;
   sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
   if (sigaction(SIGSYS, &sa, nullptr) != 0) return std::string("sigaction: ") + std::strerror(errno);
-  Program p = build_filter(getpid());
+  Program p = build_filter(getpid(), guard);
   sock_fprog prog{static_cast<unsigned short>(p.code.size()), p.code.data()};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
@@ -227,7 +278,7 @@ std::string lock_down_system_calls() {
 
 #else
 
-std::string lock_down_system_calls() { return "the system-call filter is written for Linux on x86-64"; }
+std::string lock_down_system_calls(const MemoryGuard&) { return "the system-call filter is written for Linux on x86-64"; }
 
 #endif
 

@@ -13,12 +13,24 @@
 //
 // Linux on x86-64 only; elsewhere lock_down_system_calls() says why it did nothing.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cudalab::run {
 
+// Memory whose protection and mappings only one instruction may change (the CPU backend's
+// device memory and the schedule's page: harness/runner/emulator/arena.h). mprotect, mmap,
+// munmap, madvise and mremap on a range, or on the 4 GiB below it (a length cannot reach in
+// from beneath: mprotect's is held under 4 GiB), are refused unless made from `site`.
+struct MemoryGuard {
+  uintptr_t site = 0;
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;  // [lo, hi)
+};
+
 // Installs the filter for every thread of the process (and every thread started later).
-// Returns "" once it holds, else why not (the runner then says so in its hello).
-std::string lock_down_system_calls();
+// Returns "" once it holds, else why not.
+std::string lock_down_system_calls(const MemoryGuard& guard = {});
 
 }  // namespace cudalab::run

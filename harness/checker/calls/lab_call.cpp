@@ -13,6 +13,7 @@
 #include <functional>
 #include <random>
 
+#include "printable.h"
 #include "refused_syscall.h"
 #include "runner_session.h"
 #include "runner_words.h"
@@ -340,7 +341,8 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
                              " KiB of GPU data to the host (a copy to host memory, or pinned, mapped or managed "
                              "memory). Leave the data on the GPU and let your kernels do the work",
                          res.notes);
-  if (records_launches && reply.launches_total == 0)
+  // (A copy between device buffers is device work too: a one-element sum is its input, copied.)
+  if (records_launches && reply.launches_total == 0 && reply.device_copy_bytes == 0)
     throw LabCallFailure(LabCallFailure::Kind::NoKernel,
                          "no kernel ran: the result was computed on the host. " + function +
                              " must launch your kernel(s) and leave the result in GPU memory",

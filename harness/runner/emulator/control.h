@@ -11,6 +11,8 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace cudalab_cpu::control {
@@ -65,6 +67,14 @@ std::string run_host_code(void (*fn)(void*), void* arg);
 // Whether [p, p + bytes) lies inside one device allocation (cudaMalloc's, not managed memory):
 // the kernel runner's copy rules (runner/copy_check.h) ask it of every cudaMemcpy of the lab's.
 bool is_device_memory(const void* p, size_t bytes);
+// The memory whose protection only the emulator may change, and the one instruction it changes
+// it from (arena.h): the kernel runner's system-call filter holds them. Reserves device memory's
+// address range if no allocation has yet.
+struct GuardedMemory {
+  uintptr_t site = 0;                                    // the instruction after the emulator's `syscall`
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;  // [lo, hi)
+};
+GuardedMemory guarded_memory();
 // Does now what the emulator would otherwise do lazily and the kernel runner's system-call
 // filter then refuses (runner/syscall_filter.h): count the cores, read the program's symbol
 // tables for the race detector's reports.

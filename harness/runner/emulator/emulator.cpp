@@ -14,6 +14,7 @@
 // The scheduler knows what every thread is waiting for, so when nothing can run it can say
 // why (threads at different barriers, a warp operation some lanes never reach) instead of
 // hanging.
+#include "arena.h"
 #include "control.h"
 #include "emulator.h"
 #if defined(CUDALAB_CPU_RACE)
@@ -158,8 +159,10 @@ struct alignas(4096) ScheduleState {
 };
 ScheduleState g_schedule_state;
 static_assert(sizeof(ScheduleState) == 4096);
+// Through the arena's one system-call instruction: the kernel runner's filter refuses any other
+// change of this page's protection (arena.h).
 void protect_schedule(bool writable) {
-  mprotect(&g_schedule_state, sizeof g_schedule_state, writable ? PROT_READ | PROT_WRITE : PROT_READ);
+  arena::protect(&g_schedule_state, sizeof g_schedule_state, writable ? PROT_READ | PROT_WRITE : PROT_READ);
 }
 // What the scheduler reads.
 const Schedule& g_schedule = g_schedule_state.mode;
@@ -969,6 +972,7 @@ struct Init {
         std::fprintf(stderr, "cudalab: CUDALAB_SCHEDULE=%s is not a schedule (in-order, reverse, random:SEED); using in-order\n", s);
     }
     protect_schedule(false);
+    arena::guard_page(&g_schedule_state, sizeof g_schedule_state);
 #if !defined(CUDALAB_CPU_ASAN)
     static FaultHandler handler;
 #endif
@@ -1036,6 +1040,11 @@ std::vector<std::string> take_notes(bool quiet_from_now) {
 }
 
 void set_launch_observer(LaunchObserver observer) { g_launch_observer = observer; }
+
+GuardedMemory guarded_memory() {
+  const arena::Guard g = arena::guard();
+  return {g.site, g.ranges};
+}
 
 void prepare_for_lockdown() {
   configured_workers();

@@ -23,10 +23,13 @@
 #include <string>
 #include <thread>
 
+#include "arena.h"
 #include "control.h"
 #include "emulator.h"
 
 namespace {
+
+namespace arena = cudalab_cpu::arena;
 
 #if defined(CUDALAB_CPU_ASAN)
 const bool kGuardPages = false;
@@ -77,7 +80,7 @@ void apply(Allocation& a) {
   if (!a.region) return;
   const bool want = wants_open(a);
   if (want == a.open) return;
-  mprotect(a.pages, a.page_bytes, want ? PROT_READ | PROT_WRITE : PROT_NONE);
+  arena::protect(a.pages, a.page_bytes, want ? PROT_READ | PROT_WRITE : PROT_NONE);
   a.open = want;
   g_protection_changes.fetch_add(1, std::memory_order_relaxed);
 }
@@ -88,13 +91,13 @@ void apply_all() {
 bool map_with_guards(Allocation& a, char** data) {
   const size_t pages = round_to_pages(a.bytes);
   a.region_bytes = lead_guard() + pages + trail_guard(a.bytes);
-  void* region = mmap(nullptr, a.region_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (region == MAP_FAILED) return false;
-  a.region = static_cast<char*>(region);
+  char* region = arena::take(a.region_bytes);  // device memory's own addresses (arena.h)
+  if (!region) return false;
+  a.region = region;
   a.pages = a.region + lead_guard();
   a.page_bytes = pages;
-  if (mprotect(a.pages, pages, PROT_READ | PROT_WRITE) != 0) {
-    munmap(region, a.region_bytes);
+  if (arena::protect(a.pages, pages, PROT_READ | PROT_WRITE) != 0) {
+    arena::give_back(region, a.region_bytes);
     return false;
   }
   *data = a.pages;
@@ -398,7 +401,7 @@ cudaError_t cudaFree(void* p) {
     a = std::move(it->second);
     g_allocations.erase(it);
   }
-  if (a.region) munmap(a.region, a.region_bytes);
+  if (a.region) arena::give_back(a.region, a.region_bytes);
   else std::free(p);
   return cudaSuccess;
 }

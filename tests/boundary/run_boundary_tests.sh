@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The boundary the operating system and the runner hold (docs/link_contract.md), tried with whole
+# lab files: each attack in tests/boundary/attacks must be stopped at run time (the link contract
+# sees nothing to refuse in them) with the cause and the words its "// expect: CAUSE words" line
+# names; each honest file (tests/boundary/honest, and the link contract's tests/contract/honest)
+# must pass every check. Run on this machine's
+# backend, the files' own runners built as a student's are (make lab-runner), through the checker.
+#   tests/boundary/run_boundary_tests.sh [cpu|cuda]
+# Prints one PASS/FAIL line per file; the reports go to build/tests/boundary/.
+set -u
+shopt -s nullglob
+backend=${1:-cpu}
+work=build/tests/boundary/$backend
+mkdir -p "$work"
+largest=${BOUNDARY_LARGEST:-5000000}  # the CPU backend's emulator: the small checks say it all
+for src in tests/boundary/attacks/*.cu tests/boundary/honest/*.cu tests/contract/honest/*.cu; do
+  name=$(basename "$src" .cu)
+  lab=$(echo "$name" | sed 's/^lab\([0-9]*\)_.*/\1/')
+  only=$(sed -n 's|^// backends: \([a-z ]*\).*|\1|p' "$src" | head -n1)
+  if [ -n "$only" ] && ! echo " $only " | grep -q " $backend "; then continue; fi
+  runner=$work/$name
+  if ! make -s --no-print-directory BACKEND="$backend" lab-runner LAB="$lab" SRC="$src" OUT="$runner" > "$work/$name.build.txt" 2>&1; then
+    echo "FAIL  boundary $backend $name: did not build:"; tail -5 "$work/$name.build.txt" | sed 's/^/        /'; continue
+  fi
+  args=(--no-timing --json "$work/$name.json" --runner "$runner" --source "$src")
+  [ "$backend" = cpu ] && args+=(--largest "$largest")
+  build/$backend/check/lab$lab "${args[@]}" > "$work/$name.txt" 2>&1
+  expect=$(sed -n 's|^// expect: ||p' "$src" | head -n1)
+  python3 - "$work/$name.json" "$name" "$backend" "$expect" <<'PY'
+import json, sys
+path, name, backend, expect = sys.argv[1:]
+try:
+    checks = json.load(open(path))["checks"]
+except Exception as e:
+    print(f"FAIL  boundary {backend} {name}: no report ({e})"); sys.exit()
+ran = [c for c in checks if c["status"] not in ("skipped", "not_run")]
+if not expect:
+    bad = [c for c in ran if c["status"] != "pass"]
+    if ran and not bad: print(f"PASS  boundary {backend} {name}: honest, {len(ran)} checks passed")
+    else: print(f"FAIL  boundary {backend} {name}: honest code failed: " + "; ".join(f'{c["id"]}: {c["message"][:200]}' for c in bad[:3]))
+    sys.exit()
+cause, _, words = expect.partition(" ")
+hit = [c for c in ran if c["cause"] == cause and words in c["message"] + " ".join(c.get("notes", []))]
+passed = [c for c in ran if c["status"] == "pass"]
+if hit and not passed: print(f"PASS  boundary {backend} {name}: stopped ({cause}: {hit[0]['message'][:120]})")
+else: print(f"FAIL  boundary {backend} {name}: expected every check stopped with {cause} naming '{words}'; got " +
+            "; ".join(f'{c["id"]}: {c["status"]} {c["cause"]} {c["message"][:160]}' for c in ran[:3]))
+PY
+done
