@@ -61,7 +61,9 @@ CPU_LINK_asan := $(CPU_SAN_asan)
 # not the lab's races. libbacktrace (GCC's own, in libgcc-dev) names the lines.
 CPU_CODE_race := -O1 -g -DCUDALAB_CPU_RACE=1
 # (-Wno-tsan: GCC warns that it leaves fences to the hooks; race.cpp makes them.)
-CPU_LAB_race := $(CPU_CODE_race) -fsanitize=thread -Wno-tsan
+# Lab code cannot tell this build from the others: no CUDALAB_CPU_RACE, no __SANITIZE_THREAD__ (code that
+# behaved only outside the race detector would hide its races from it).
+CPU_LAB_race := -O1 -g -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__
 CPU_EMU_race := -O2 -g -DCUDALAB_CPU_RACE=1
 CPU_LINK_race :=
 # Boost.Context: the system's, or the copy tools/deps.sh unpacked into build/deps/local for a

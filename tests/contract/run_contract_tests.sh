@@ -15,8 +15,11 @@ cpu_flags="-std=c++20 -O1 -pthread -w -DCUDALAB_BACKEND_CPU=1 -Iharness/runner/e
 # PTX only: the host object is what the contract reads, and skipping SASS halves the compile.
 nvcc_flags="-std=c++20 -O1 -gencode arch=compute_80,code=compute_80 -Iharness/include -w"
 
+# "// build: race": the CPU backend's race-detector build (mk/cpu.mk's CPU_LAB_race), judged --sanitized.
+race_flags="-O1 -g -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__"
 compile() {  # backend source object -> 0 when it compiled
   case $1 in
+    race) perl harness/runner/emulator/rewrite.pl "$2" "$3.cpp" "$2" && g++ $cpu_flags $race_flags -DCUDALAB_SOURCE_FILE="\"$2\"" -c "$3.cpp" -o "$3" ;;
     cuda) "$nvcc" $nvcc_flags -DCUDALAB_SOURCE_FILE="\"$2\"" -c "$2" -o "$3" ;;
     cpu) perl harness/runner/emulator/rewrite.pl "$2" "$3.cpp" "$2" && g++ $cpu_flags -DCUDALAB_SOURCE_FILE="\"$2\"" -c "$3.cpp" -o "$3" ;;
   esac
@@ -33,7 +36,9 @@ judge() {  # backend source -> prints PASS/FAIL
     echo "FAIL  contract $backend $name: did not compile (see $log)"
     return
   fi
-  "$tool" --lab "$lab" --backend "$backend" --header "harness/include/cudalab/lab$lab.h" --source "$src" "$obj" > "$log" 2>&1
+  local judged=$backend sanitized=
+  [ "$backend" = race ] && judged=cpu sanitized=--sanitized
+  "$tool" --lab "$lab" --backend "$judged" $sanitized --header "harness/include/cudalab/lab$lab.h" --source "$src" "$obj" > "$log" 2>&1
   rc=$?
   if [ -z "$expect" ]; then
     if [ $rc -eq 0 ]; then echo "PASS  contract $backend $name: accepted"
@@ -58,4 +63,5 @@ for src in tests/contract/attacks/*.cu tests/contract/honest/*.cu; do
     if [ -n "$only" ] && ! echo " $only " | grep -q " $backend "; then continue; fi
     judge "$backend" "$src"
   done
+  if grep -q '^// build: race' "$src"; then judge race "$src"; fi
 done

@@ -63,8 +63,10 @@ TEST_CASE("hostile source: #include tricks are judged from what the compiler ope
 TEST_CASE("hostile source: #line, .incbin through a macro, __has_include") {
   CHECK(rule_of("#line 10 \"/work/solutions/lab1_naive_sum.cu\"\nint x;\n") == "line_directive");
   CHECK(rule_of("#define L(n) _Pragma(\"\") \n# 7 \"elsewhere.cu\"\nint x;\n") == "line_directive");
-  CHECK(rule_of("#define EMBED(f) asm(\".incbin \\\"\" f \"\\\"\")\nEMBED(\"/etc/passwd\");\n") == "inline_asm");
-  CHECK(rule_of("#define A __asm__\n#define B(x) A(x)\nvoid f() { B(\"nop\"); }\n") == "inline_asm");
+  // Assembly is no text rule (inline PTX is honest): .incbin reads only what the build's view
+  // holds (no solution, no grader's file), and host code's system calls are the OS's to refuse.
+  CHECK(rule_of("#define EMBED(f) asm(\".incbin \\\"\" f \"\\\"\")\nEMBED(\"/etc/passwd\");\n") == "accepted");
+  CHECK(rule_of("#define A __asm__\n#define B(x) A(x)\nvoid f() { B(\"nop\"); }\n") == "accepted");
   CHECK(rule_of("#if __has_include(\"/work/solutions/lab1_naive_sum.cu\")\nint x;\n#endif\n") == "include_probe");
   CHECK(rule_of("#if __has_incl\\\nude(<x>)\n#endif\n") == "include_probe");
   // An honest file that mentions these words in comments and strings is fine.

@@ -228,7 +228,7 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   // Text the compiler reads differently from the old rules, #line, assembly and probes.
   const std::map<std::string, std::string> rejected = {
       {"desync_comment", "include_path"},  {"desync_raw_prefix", "include_path"}, {"desync_splice", "include_path"},
-      {"line_directive", "line_directive"}, {"incbin_macro", "inline_asm"},       {"incbin_section", "inline_asm"},
+      {"line_directive", "line_directive"}, {"incbin_section", "inline_asm"},
       {"probe_has_include", "include_probe"}, {"probe_dependency", "include_probe"}};
   for (const auto& [s, expected_rule] : rejected) {
     CHECK_MESSAGE(verdict(s) == "rejected", s);
@@ -238,6 +238,10 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   // A probe the text rules cannot see (__has_include made by pasting) asks the build's own
   // view, where none of the grading machine's files exists: it builds, and does no work.
   CHECK(verdict("probe_pasted") == "graded");
+  // Assembly is no text rule: the .incbin of the reference solution finds no such file in the
+  // build's view of the course, so it does not build (the operating system's answer, not a name's).
+  CHECK(verdict("incbin_macro") == "build_failed");
+  CHECK(points("incbin_macro") == 0);
   CHECK_MESSAGE(results["probe_pasted"].value("build_log", "").find("PROBE-") == std::string::npos,
                 results["probe_pasted"].value("build_log", ""));
   CHECK(points("probe_pasted") == 0);
