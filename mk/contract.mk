@@ -29,14 +29,26 @@ test-contract: $(CONTRACT_TOOL)
 	@echo "== the link contract: attacks refused, honest code accepted, on both backends"
 	@tests/contract/run_contract_tests.sh $(CONTRACT_TOOL) $(if $(shell command -v $(NVCC) 2>/dev/null),$(NVCC))
 
+# The boundary the OS and the runner hold (docs/link_contract.md): whole files the contract has
+# nothing to refuse in, run through the checks on this machine's backend: each attack stopped at
+# run time for its reason, each honest file (tests/contract/honest too) passing every check.
+TEST_TARGETS += test-boundary
+.PHONY: test-boundary
+test-boundary: $(CONTRACT_TOOL) build/$(BACKEND)/check/lab3
+	@echo "== the boundary: attacks the contract cannot see, stopped at run time; honest files accepted ($(BACKEND))"
+	@tests/boundary/run_boundary_tests.sh $(BACKEND)
+
 # The attackers graded as a class by the real grader, as root, on the CPU backend: one of each
 # route (the harness's internals, a C-library name, a host copy, the emulator's controls, a
-# macro-made timer, code before main) gets 0 points and the contract's reason; a reference copy
-# beside them gets every point. `tests/contract/grade_attacks.sh GRADER cuda` grades them all on
+# macro-made timer, code before main; a file opened, device memory's protection lifted, an input
+# copied to the host, each through no name) gets 0 points and its reason; an honest file and a
+# reference copy beside them get every point. `tests/contract/grade_attacks.sh GRADER cuda` grades them all on
 # a GPU machine.
 TEST_TARGETS += test-contract-grading
 CONTRACT_GRADED_ATTACKS := lab3_calls_launch_record lab3_defines_send lab3_memcpy2d_to_host lab3_schedule_off \
-                           lab3_event_time_by_macro lab3_constructor_before_main
+                           lab3_event_time_by_macro lab3_constructor_before_main \
+                           lab3_loader_lookup_open lab3_loader_lookup_unprotect_device lab3_copy_input_to_host \
+                           lab3_copies_streams_overloads
 .PHONY: test-contract-grading
 # (The grader's paths are spelled out: mk/grading.mk, which names them, is read after this file.)
 test-contract-grading: build/grading/cudalab-grade build/grading/cudalab-jail | cpu-build-all

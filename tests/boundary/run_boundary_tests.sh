@@ -13,13 +13,31 @@ backend=${1:-cpu}
 work=build/tests/boundary/$backend
 mkdir -p "$work"
 largest=${BOUNDARY_LARGEST:-5000000}  # the CPU backend's emulator: the small checks say it all
+files=()
 for src in tests/boundary/attacks/*.cu tests/boundary/honest/*.cu tests/contract/honest/*.cu; do
-  name=$(basename "$src" .cu)
-  lab=$(echo "$name" | sed 's/^lab\([0-9]*\)_.*/\1/')
   only=$(sed -n 's|^// backends: \([a-z ]*\).*|\1|p' "$src" | head -n1)
   if [ -n "$only" ] && ! echo " $only " | grep -q " $backend "; then continue; fi
+  files+=("$src")
+done
+# Every runner built first: the first alone (it builds what they all link), then the rest a few
+# at a time (one compile each: make's own -j has nothing to share among them).
+jobs=${BOUNDARY_JOBS:-$(nproc)}
+first=1
+for src in "${files[@]}"; do
+  name=$(basename "$src" .cu)
+  lab=$(echo "$name" | sed 's/^lab\([0-9]*\)_.*/\1/')
+  rm -f "$work/$name"
+  build=(make -s --no-print-directory BACKEND="$backend" lab-runner LAB="$lab" SRC="$src" OUT="$work/$name")
+  if [ $first = 1 ]; then "${build[@]}" > "$work/$name.build.txt" 2>&1; first=0; continue; fi
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  "${build[@]}" -j1 > "$work/$name.build.txt" 2>&1 &
+done
+wait
+for src in "${files[@]}"; do
+  name=$(basename "$src" .cu)
+  lab=$(echo "$name" | sed 's/^lab\([0-9]*\)_.*/\1/')
   runner=$work/$name
-  if ! make -s --no-print-directory BACKEND="$backend" lab-runner LAB="$lab" SRC="$src" OUT="$runner" > "$work/$name.build.txt" 2>&1; then
+  if [ ! -x "$runner" ]; then
     echo "FAIL  boundary $backend $name: did not build:"; tail -5 "$work/$name.build.txt" | sed 's/^/        /'; continue
   fi
   args=(--no-timing --json "$work/$name.json" --runner "$runner" --source "$src")

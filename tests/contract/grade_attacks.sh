@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The link contract's attackers graded as a class, as root, the way an instructor grades: each
-# attack must get 0 points and feedback that names the broken rule; a copy of the reference
-# solution in the same class must get every point (the contract refuses attackers, not students).
-#   tests/contract/grade_attacks.sh GRADER BACKEND [attack names...]   (default: every attack)
+# Attacks and honest files graded as a class, as root, the way an instructor grades: each attack
+# (tests/contract/attacks: the link contract's; tests/boundary/attacks: stopped at run time) must
+# get 0 points and feedback that says why (a rule broken, or its checks failed); each honest file
+# (tests/contract/honest) and a copy of the reference solution must get every point.
+#   tests/contract/grade_attacks.sh GRADER BACKEND [names...]   (default: every contract attack)
 # Prints one PASS/FAIL line per student.
 set -u
 grader=$1
@@ -18,8 +19,15 @@ names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   for f in tests/contract/attacks/lab3_*.cu; do names+=("$(basename "$f" .cu)"); done
 fi
+source_of() {  # name -> its file
+  for dir in tests/contract/attacks tests/boundary/attacks tests/contract/honest; do
+    [ -f "$dir/$1.cu" ] && { echo "$dir/$1.cu"; return; }
+  done
+}
+honest=" "
 for name in "${names[@]}"; do
-  src=tests/contract/attacks/$name.cu
+  src=$(source_of "$name")
+  case $src in */honest/*) honest="$honest$name ";; esac
   only=$(sed -n 's|^// backends: \([a-z ]*\).*|\1|p' "$src" | head -n1)
   if [ -n "$only" ] && ! echo " $only " | grep -q " $backend "; then continue; fi
   mkdir -p "$class/$name" && cp "$src" "$class/$name/lab3_multilevel_sum.cu"
@@ -35,12 +43,15 @@ fi
 while IFS=, read -r student total maximum verdict rest; do
   [ "$student" = student ] && continue
   feedback=$work/grades/lab3/students/$student/feedback.md
-  if [ "$student" = reference ]; then
-    if [ "$total" = "$maximum" ]; then echo "PASS  attack class ($backend): the reference copy gets $total/$maximum"
-    else echo "FAIL  attack class ($backend): the reference copy gets $total/$maximum ($verdict)"; fi
+  if [ "$student" = reference ] || [[ "$honest" == *" $student "* ]]; then
+    if [ "$total" = "$maximum" ]; then echo "PASS  attack class ($backend): $student (honest) gets $total/$maximum"
+    else echo "FAIL  attack class ($backend): $student (honest) gets $total/$maximum ($verdict)"; head -c 1500 "$feedback" 2>/dev/null | sed 's/^/        /'; fi
   elif [ "$total" = 0 ] && [ "$verdict" = rejected ] && grep -qE "link contract|breaks a rule of the lab" "$feedback" 2>/dev/null; then
-    # Refused by the link contract, or before it by the grader's rules on the source text.
+    # Refused by the link contract, before it by the grader's rules on the source text, or at run
+    # time by the runner's system-call filter (rule system_call).
     echo "PASS  attack class ($backend): $student gets 0/$maximum ($verdict), told which rule it breaks"
+  elif [ "$total" = 0 ] && [ "$verdict" = graded ] && grep -q "was refused and did not happen" "$feedback" 2>/dev/null; then
+    echo "PASS  attack class ($backend): $student gets 0/$maximum, its copy to the host refused and said so"
   else
     echo "FAIL  attack class ($backend): $student gets $total/$maximum ($verdict); feedback:"
     head -c 1500 "$feedback" 2>/dev/null | sed 's/^/        /'
