@@ -94,7 +94,7 @@ void flush_l2_cache() {
     bytes = size_t(l2 > 0 ? l2 : 64 << 20) * 2;
     require(cudaMalloc(&buf, bytes), "allocating the L2 flush buffer");
   }
-  require(__real_cudaMemsetAsync(buf, 0x5A, bytes), "flushing the L2 cache");
+  require(__real_cudaMemsetAsync(buf, 0x5A, bytes, nullptr), "flushing the L2 cache");
 }
 
 // A GPU keeps device memory from host code and schedules threads itself.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runner/copy_check.h"  // linked as a runner is (--wrap): its own copies call the runtime directly
 #include "wire/fill.h"
 #include "wire/fill_gpu.h"
 
@@ -27,7 +28,7 @@ int differences(wire::ElemType type, size_t count, size_t offset_bytes, float lo
   if (cudaMalloc(&base, count * sizeof(T) + 16) != cudaSuccess) return -1;
   wire::fill_on_device(base + offset_bytes, b);
   std::vector<T> got(count), want(count);
-  cudaMemcpy(got.data(), base + offset_bytes, count * sizeof(T), cudaMemcpyDeviceToHost);
+  __real_cudaMemcpy(got.data(), base + offset_bytes, count * sizeof(T), cudaMemcpyDeviceToHost);
   cudaFree(base);
   wire::fill_host(want.data(), b.fill, count);
   int diff = 0;
