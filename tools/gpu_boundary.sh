@@ -5,7 +5,7 @@
 # lab file touched, `make solution3` again), and the boundary's attacks and honest files
 # (tests/boundary/run_boundary_tests.sh cuda). With BASE=DIR (an older checkout), the same loop
 # is timed there too, on the same machine, for the before and after.
-#   OUT=/tmp/out [BASE=.carry/base] tools/gpu_boundary.sh
+#   OUT=/tmp/out [BASE=.carry/base] [STAGES="loop syscalls boundary"] tools/gpu_boundary.sh
 set -u
 OUT=${OUT:-/tmp/cudalab-boundary}
 mkdir -p "$OUT"
@@ -22,14 +22,21 @@ student_loop() {  # DIR -> the reference's first run, then the loop's: touch, ma
   tail -4 "$OUT/$name-loop3.txt"
 }
 
-log "the student loop, this checkout"
-student_loop . now
-grep -E "PASS|FAIL|ERROR|passed" "$OUT/now-first.txt" | tail -40
-if [ -n "${BASE:-}" ] && [ -d "$BASE" ]; then
-  log "the student loop, $BASE (before)"
-  student_loop "$BASE" base
+stages=" ${STAGES:-loop syscalls boundary} "
+if [[ $stages == *" loop "* ]]; then
+  log "the student loop, this checkout"
+  student_loop . now
+  grep -E "PASS|FAIL|ERROR|passed" "$OUT/now-first.txt" | tail -40
+  if [ -n "${BASE:-}" ] && [ -d "$BASE" ]; then
+    log "the student loop, $BASE (before)"
+    student_loop "$BASE" base
+  fi
 fi
-log "system calls after hello (filter off)"
-tools/runner_syscalls.sh "$OUT/sys" 2>&1 | tail -40
-log "the boundary's attacks and honest files"
-time tests/boundary/run_boundary_tests.sh cuda
+if [[ $stages == *" syscalls "* ]]; then
+  log "system calls after hello (filter off)"
+  tools/runner_syscalls.sh "$OUT/sys" 2>&1 | tail -40
+fi
+if [[ $stages == *" boundary "* ]]; then
+  log "the boundary's attacks and honest files"
+  time tests/boundary/run_boundary_tests.sh cuda
+fi

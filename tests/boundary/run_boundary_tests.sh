@@ -17,6 +17,7 @@ files=()
 for src in tests/boundary/attacks/*.cu tests/boundary/honest/*.cu tests/contract/honest/*.cu; do
   only=$(sed -n 's|^// backends: \([a-z ]*\).*|\1|p' "$src" | head -n1)
   if [ -n "$only" ] && ! echo " $only " | grep -q " $backend "; then continue; fi
+  grep -q '^// boundary: contract only' "$src" && continue  # an honest file that is no full solution
   files+=("$src")
 done
 # Every runner built first: the first alone (it builds what they all link), then the rest a few
