@@ -67,6 +67,13 @@ ifneq ($(filter grading-runner-prereqs grading-runner-check grading-build-view g
                       $(BACKEND)-lab-runner 2>/dev/null | sed -n 's/^$(1): //p')
   grading_phony := $(call grading_make_db,\.PHONY)
   grading_runner_prereqs := $(filter-out | $(grading_phony),$(call grading_make_db,$(BACKEND)-lab-runner))
+  # Only file names: a word with a colon is no prerequisite (text the database printed besides
+  # the rule), and would turn the rule below into a pattern rule. Said, not silently dropped.
+  grading_not_files := $(foreach w,$(grading_runner_prereqs),$(if $(findstring :,$(w)),$(w)))
+  ifneq ($(grading_not_files),)
+    $(warning the lab-runner rule's prerequisites as make printed them hold words that are no file: $(grading_not_files))
+    grading_runner_prereqs := $(filter-out $(grading_not_files),$(grading_runner_prereqs))
+  endif
 endif
 grading-runner-prereqs: $(grading_runner_prereqs)
 grading-setup: grader lab-checker grading-runner-prereqs
