@@ -69,7 +69,7 @@ ifneq ($(filter grading-runner-prereqs grading-runner-check grading-build-view g
   grading_runner_prereqs := $(filter-out | $(grading_phony),$(call grading_make_db,$(BACKEND)-lab-runner))
   # Only file names: a word with a colon is no prerequisite (text the database printed besides
   # the rule), and would turn the rule below into a pattern rule. Said, not silently dropped.
-  grading_not_files := $(foreach w,$(grading_runner_prereqs),$(if $(findstring :,$(w)),$(w)))
+  grading_not_files := $(strip $(foreach w,$(grading_runner_prereqs),$(if $(findstring :,$(w)),$(w))))
   ifneq ($(grading_not_files),)
     $(warning the lab-runner rule's prerequisites as make printed them hold words that are no file: $(grading_not_files))
     grading_runner_prereqs := $(filter-out $(grading_not_files),$(grading_runner_prereqs))
