@@ -40,7 +40,7 @@ CUDA_RUN_LIB := $(CUDA_OUT)/lib/libcudalab_run.a
 CUDA_CHECK_MAIN := $(CUDA_OUT)/checker/checker/core/main.o
 # The runner links the shared CUDA runtime: its launch record stands in front of the runtime's
 # launch entry points (harness/runner/launch_record_gpu.cpp).
-CUDA_RUN_LINK = -cudart shared -ldl $(CUDA_RUNNER_WRAP) -Xlinker -rpath,$(CUDA_HOME)/lib64 -Xlinker -rpath,$(CUDA_HOME)/targets/x86_64-linux/lib
+CUDA_RUN_LINK := -cudart shared -ldl $(CUDA_RUNNER_WRAP) -Xlinker -rpath,$(CUDA_HOME)/lib64 -Xlinker -rpath,$(CUDA_HOME)/targets/x86_64-linux/lib
 
 $(CUDA_OUT)/checker/%.o: harness/%.cpp
 	@mkdir -p $(@D)

@@ -1,5 +1,5 @@
 // The lab's copies and fills, checked where they happen. Every kernel runner is linked with
-// `--wrap` for cudaMemcpy, cudaMemcpyAsync, cudaMemset and cudaMemsetAsync (mk/runner_link.mk):
+// `--wrap` for cudaMemcpy, cudaMemcpyAsync, cudaMemset and cudaMemsetAsync (mk/copy_wrap.mk):
 // a lab file's call of one reaches __wrap_cudaMemcpy here, whatever the file wrote (a macro, a
 // function pointer taken by name), and the runtime's own function only through it.
 //   * between two device allocations (cudaMemcpyDeviceToDevice or cudaMemcpyDefault): done,
