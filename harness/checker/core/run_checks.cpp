@@ -477,6 +477,10 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
   // the grader runs the checks.
   const char* filter = std::getenv("CUDALAB_SYSCALL_FILTER");
   runner_cfg.syscall_filter = !(filter && std::string(filter) == "off") || hidden_run || report_channel_open();
+  // Every kernel's module loaded (and, for a GPU the build has no code of its own for, compiled
+  // from PTX, which reads and writes the driver's cache on disk) when the runner's runtime starts:
+  // once its system calls are limited, a module loaded lazily at its first launch could open no file.
+  if (runner_cfg.syscall_filter) runner_cfg.extra_env.push_back("CUDA_MODULE_LOADING=EAGER");
   if (!opt.sanitizer_log.empty()) {
     ::mkdir(opt.sanitizer_log.c_str(), 0700);
     take_sanitizer_reports(opt.sanitizer_log);  // an earlier run's, if any
