@@ -428,6 +428,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool filter_off = argc > 2 && std::strcmp(argv[2], "--no-syscall-filter") == 0;
+#ifndef CUDALAB_BACKEND_CPU
+  // Every module loaded when the runtime starts, before the system-call filter holds (a module
+  // loaded at its kernel's first launch may compile PTX and open the driver's cache on disk). The
+  // checker asks for it too; a sandbox between them may not hand its environment on.
+  if (!filter_off) setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+#endif
   try {
     return cudalab::run::serve(filter_off);
   } catch (const cudalab::wire::ProtocolError& e) {
