@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/ucontext.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -242,19 +243,34 @@ size_t put_number(char* to, size_t at, unsigned v) {
 // Tells the checker which call was refused (one frame on its socket: wire::SyscallRefused),
 // says it on stderr, then ends the process by SIGSYS: the handler was installed with
 // SA_RESETHAND, so the next refused call (ours, below) finds the default action, death.
-void on_refused(int, siginfo_t* info, void*) {
+void on_refused(int, siginfo_t* info, void* context) {
   const uint32_t nr = uint32_t(info->si_syscall);
-  unsigned char frame[16];
+  // For a file opened, its name: it says who asked (a runtime's own lazy file, or the lab's code).
+  char path[200];
+  size_t path_len = 0;
+  if (nr == SYS_openat || nr == SYS_open) {
+    const ucontext_t* uc = static_cast<const ucontext_t*>(context);
+    const char* p = reinterpret_cast<const char*>(uc->uc_mcontext.gregs[nr == SYS_openat ? REG_RSI : REG_RDI]);
+    while (p && p[path_len] && path_len < sizeof path) path[path_len] = p[path_len], ++path_len;
+  }
+  unsigned char frame[12 + 4 + sizeof path];
   const uint32_t type = uint32_t(wire::MessageType::SyscallRefused);
-  const uint64_t length = 4;
+  const uint64_t length = 4 + path_len;
   std::memcpy(frame, &type, 4);
   std::memcpy(frame + 4, &length, 8);
   std::memcpy(frame + 12, &nr, 4);
-  (void)!send(wire::kRunnerFd, frame, sizeof frame, MSG_NOSIGNAL | MSG_DONTWAIT);
-  char line[160];
+  std::memcpy(frame + 16, path, path_len);
+  (void)!send(wire::kRunnerFd, frame, 16 + path_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+  char line[512];
   size_t n = put_text(line, 0, "cudalab: the kernel runner refused system call ");
   n = put_number(line, n, nr);
-  n = put_text(line, n, " (the lab's code made it; a lab file may compute and print, nothing more)\n");
+  if (path_len) {
+    n = put_text(line, n, " (");
+    std::memcpy(line + n, path, path_len);
+    n += path_len;
+    n = put_text(line, n, ")");
+  }
+  n = put_text(line, n, " (a lab file may compute and print, nothing more)\n");
   (void)!write(2, line, n);
   syscall(SYS_getppid);  // refused too: SIGSYS, now with its default action
   _exit(128 + SIGSYS);   // not reached

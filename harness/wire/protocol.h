@@ -57,8 +57,9 @@ enum class MessageType : uint32_t {
   // at the calls' end, not after bookkeeping that grows with the number of calls.
   RepStopped = 9,
   // The runner's system-call filter refused a call of the lab's code (runner/syscall_filter.h):
-  // payload u32, the call's number on x86-64. Sent from the SIGSYS handler just before the
-  // runner dies of SIGSYS; the checker believes the death, the number only names the call.
+  // payload u32, the call's number on x86-64, then for open/openat the file's name (up to 200
+  // bytes). Sent from the SIGSYS handler just before the runner dies of SIGSYS; the checker
+  // believes the death, the number and the name only name the call.
   SyscallRefused = 10,
 };
 

@@ -169,7 +169,8 @@ static std::string refused_copy_note(const wire::RefusedCopy& r) {
   if (how.rfind("was killed by signal " + std::to_string(SIGSYS) + " ", 0) == 0) {
     const auto* refused = dynamic_cast<const SyscallRefusedFrame*>(&e);
     throw LabCallFailure(LabCallFailure::Kind::Forbidden,
-                         refused_syscall_message(function, refused ? std::optional<uint32_t>(refused->number) : std::nullopt));
+                         refused_syscall_message(function, refused ? std::optional<uint32_t>(refused->number) : std::nullopt,
+                                                 refused ? refused->file : ""));
   }
   // A time limit outside the checker's own ended it: a wrapper's wall clock (the grader's jail,
   // timeout(1): status 124) or the CPU time limit (SIGXCPU, which a GPU wait that spins also
@@ -200,8 +201,8 @@ static void receive_from_runner(RunnerProcess& rp, wire::Frame& f, const std::st
   if (!wire::receive_frame(rp.socket(), f, rp.timeout_ms())) runner_timed_out(function, rp.timeout_ms());
   if (f.type != wire::MessageType::SyscallRefused) return;
   if (f.fd >= 0) close(f.fd);
-  wire::Reader r(f.payload);
-  throw SyscallRefusedFrame(r.u32());
+  const uint32_t nr = f.payload.size() >= 4 ? wire::Reader(f.payload.substr(0, 4)).u32() : 0;
+  throw SyscallRefusedFrame(nr, f.payload.size() > 4 ? printable(f.payload.substr(4), 200) : "");
 }
 
 // A check's random input, made here: the runner gets its values, never its seed. The runner is

@@ -53,12 +53,14 @@ const Known kKnown[] = {
 
 }  // namespace
 
-std::string refused_syscall_message(const std::string& function, std::optional<uint32_t> number) {
+std::string refused_syscall_message(const std::string& function, std::optional<uint32_t> number,
+                                    const std::string& file) {
   std::string asked = "made a system call";
   if (number) {
     asked = "made system call " + std::to_string(*number);
     for (const Known& k : kKnown)
       if (uint32_t(k.number) == *number) asked = std::string("asked the operating system to ") + k.what + " (" + k.name + ")";
+    if (!file.empty()) asked += ", " + file;
   }
   return "your code " + asked + " while " + function +
          " ran, which a lab file may not do: it computes on the GPU and may print, nothing more. The operating "
