@@ -432,7 +432,12 @@ int main(int argc, char** argv) {
   // Every module loaded when the runtime starts, before the system-call filter holds (a module
   // loaded at its kernel's first launch may compile PTX and open the driver's cache on disk). The
   // checker asks for it too; a sandbox between them may not hand its environment on.
-  if (!filter_off) setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  // No PTX compiled to disk either: the driver's cache of compiled kernels (a build for another GPU
+  // than this one is compiled when it loads) writes its files later, from a thread of its own.
+  if (!filter_off) {
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    setenv("CUDA_CACHE_DISABLE", "1", 1);
+  }
 #endif
   try {
     return cudalab::run::serve(filter_off);

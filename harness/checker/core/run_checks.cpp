@@ -480,7 +480,11 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
   // Every kernel's module loaded (and, for a GPU the build has no code of its own for, compiled
   // from PTX, which reads and writes the driver's cache on disk) when the runner's runtime starts:
   // once its system calls are limited, a module loaded lazily at its first launch could open no file.
-  if (runner_cfg.syscall_filter) runner_cfg.extra_env.push_back("CUDA_MODULE_LOADING=EAGER");
+  // (And the driver's cache of compiled PTX off: it writes its files later, from a thread of its own.)
+  if (runner_cfg.syscall_filter) {
+    runner_cfg.extra_env.push_back("CUDA_MODULE_LOADING=EAGER");
+    runner_cfg.extra_env.push_back("CUDA_CACHE_DISABLE=1");
+  }
   if (!opt.sanitizer_log.empty()) {
     ::mkdir(opt.sanitizer_log.c_str(), 0700);
     take_sanitizer_reports(opt.sanitizer_log);  // an earlier run's, if any
