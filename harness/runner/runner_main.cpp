@@ -7,6 +7,7 @@
 // checker. Started by the checker as `<runner> --serve`; run by hand it says what it is.
 #include <cuda_runtime.h>
 #include <dirent.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -356,6 +357,9 @@ bool filters_system_calls(bool asked_off) {
 // core count asked, the thread list open. Then the filter (syscall_filter.h).
 void lock_down(bool asked_off) {
   host_threads();  // wire/parallel.h: read from /sys once
+  // The C library's limit on malloc arenas, set now (its default, 8 per core): else the first
+  // thread to need a new arena reads the core count from /sys, which the filter refuses.
+  mallopt(M_ARENA_MAX, int(8 * host_threads()));
   host_thread_count();
 #ifdef CUDALAB_BACKEND_CPU
   cudalab_cpu::control::prepare_for_lockdown();

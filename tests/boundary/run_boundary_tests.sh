@@ -2,7 +2,7 @@
 # The boundary the operating system and the runner hold (docs/link_contract.md), tried with whole
 # lab files: each attack in tests/boundary/attacks must be stopped at run time (the link contract
 # sees nothing to refuse in them) with the cause and the words its "// expect: CAUSE words" line
-# names; each honest file (tests/boundary/honest, and the link contract's tests/contract/honest)
+# names, or, "// expect: pass (...)", left with nothing by the refusal and pass as honest code; each honest file (tests/boundary/honest, and the link contract's tests/contract/honest)
 # must pass every check. Run on this machine's
 # backend, the files' own runners built as a student's are (make lab-runner), through the checker.
 #   tests/boundary/run_boundary_tests.sh [cpu|cuda]
@@ -53,9 +53,10 @@ try:
 except Exception as e:
     print(f"FAIL  boundary {backend} {name}: no report ({e})"); sys.exit()
 ran = [c for c in checks if c["status"] not in ("skipped", "not_run")]
-if not expect:
+if not expect or expect.startswith("pass"):  # honest, or an attack the OS left nothing to (it runs as honest code)
     bad = [c for c in ran if c["status"] != "pass"]
-    if ran and not bad: print(f"PASS  boundary {backend} {name}: honest, {len(ran)} checks passed")
+    what = "honest" if not expect else "its attempt refused, " + expect[4:].strip(" ()")
+    if ran and not bad: print(f"PASS  boundary {backend} {name}: {what}, {len(ran)} checks passed")
     else: print(f"FAIL  boundary {backend} {name}: honest code failed: " + "; ".join(f'{c["id"]}: {c["message"][:200]}' for c in bad[:3]))
     sys.exit()
 cause, _, words = expect.partition(" ")

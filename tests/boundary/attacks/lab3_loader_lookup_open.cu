@@ -1,6 +1,9 @@
 // Attack: find the C library's open() by hand, through the loader's own tables (no name in the
-// object: the link contract sees only printf), and read a file with it.
-// expect: forbidden_call open a file (openat)
+// object: the link contract sees only printf), and read a file with it. The runner's filter
+// answers EACCES (files are refused without ending the run: the C library and the CUDA runtime
+// read some lazily themselves), so there is nothing to read; were the open to succeed, this file
+// would write a wrong sum, and its checks would fail.
+// expect: pass (the file was not opened)
 #include <cstdio>
 #include <cstring>
 #include <elf.h>
@@ -9,9 +12,9 @@
 
 __global__ void sum_kernel(const float* in, float* out, size_t n) {
   if (threadIdx.x == 0 && blockIdx.x == 0) {
-    float s = 0;
+    double s = 0;  // one thread, in double: right at every size, so only an open that worked fails it
     for (size_t i = 0; i < n; ++i) s += in[i];
-    *out = s;
+    *out = float(s);
   }
 }
 
@@ -46,7 +49,8 @@ void multilevel_sum(const float* in, float* scratch, float* sum, size_t n) {
   (void)scratch;
   using OpenFn = int (*)(const char*, int, ...);
   auto open_fn = reinterpret_cast<OpenFn>(find_function(reinterpret_cast<const void*>(&printf), "open"));
-  if (open_fn) open_fn("/etc/hostname", 0);
+  const bool opened = open_fn && open_fn("/etc/hostname", 0) >= 0;
   sum_kernel<<<1, 1>>>(in, sum, n);
+  if (opened) cudaMemset(sum, 0xFF, sizeof(float));  // a NaN: the checks say the open worked
 }
 }  // namespace lab3
