@@ -40,15 +40,15 @@ test-boundary: $(CONTRACT_TOOL) build/$(BACKEND)/check/lab3
 
 # The attackers graded as a class by the real grader, as root, on the CPU backend: one of each
 # route (the harness's internals, a C-library name, a host copy, the emulator's controls, a
-# macro-made timer, code before main; a socket opened, device memory's protection lifted, an input
-# copied to the host, each through no name) gets 0 points and its reason; an honest file and a
-# reference copy beside them get every point. `tests/contract/grade_attacks.sh GRADER cuda` grades them all on
+# macro-made timer, code before main; device memory's protection lifted through no name) gets 0
+# points and its reason; an honest file and a reference copy beside them get every point (the rest
+# of tests/boundary runs in test-boundary; `tests/contract/grade_attacks.sh GRADER cpu NAME...`
+# grades any of them as a class). `tests/contract/grade_attacks.sh GRADER cuda` grades them all on
 # a GPU machine.
 TEST_TARGETS += test-contract-grading
 CONTRACT_GRADED_ATTACKS := lab3_calls_launch_record lab3_defines_send lab3_memcpy2d_to_host lab3_schedule_off \
                            lab3_event_time_by_macro lab3_constructor_before_main \
-                           lab3_loader_lookup_socket lab3_loader_lookup_unprotect_device lab3_copy_input_to_host \
-                           lab3_copies_streams_overloads
+                           lab3_loader_lookup_unprotect_device lab3_copies_streams_overloads
 .PHONY: test-contract-grading
 # (The grader's paths are spelled out: mk/grading.mk, which names them, is read after this file.)
 test-contract-grading: build/grading/cudalab-grade build/grading/cudalab-jail | cpu-build-all

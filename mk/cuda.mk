@@ -155,7 +155,7 @@ $(CUDA_OUT)/tests/lab%-lying-runner: $(CUDA_OUT)/tests/lying_events.o $(CUDA_OUT
 $(CUDA_OUT)/tests/fill_agreement: tests/gpu/fill_agreement.cu $(CUDA_RUN_LIB)
 	@mkdir -p $(@D)
 	$(SAY) "build tests/gpu/fill_agreement.cu"
-	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -Iharness/wire -Iharness $^ $(CUDA_RUN_LINK) -o $@
+	$(Q)$(NVCC) $(NVCC_BASE) -Iharness/include -Iharness/wire -Iharness $(filter %.cu %.a,$^) $(CUDA_RUN_LINK) -o $@
 
 # Compile everything of the kit as shipped (CI does this with no GPU); your own labs/ are
 # make labN's business.

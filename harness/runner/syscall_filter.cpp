@@ -130,10 +130,8 @@ void memory_call(Program& p, int nr, const MemoryGuard& guard, Usual usual) {
     if (guard.site) {
       Program checks;  // not from the site: the guarded ranges first
       constexpr uint64_t k4GiB = uint64_t(1) << 32;
-      for (const auto& [lo, hi] : guard.ranges) {
-        if_arg_in_range_return(checks, 0, lo > k4GiB ? lo - k4GiB : 0, hi, kRefuse);
-        if (nr == SYS_mremap) if_arg_in_range_return(checks, 4, lo > k4GiB ? lo - k4GiB : 0, hi, kRefuse);
-      }
+      // (mremap's new address, argument 4, is read only with MREMAP_FIXED, refused below.)
+      for (const auto& [lo, hi] : guard.ranges) if_arg_in_range_return(checks, 0, lo > k4GiB ? lo - k4GiB : 0, hi, kRefuse);
       if (nr == SYS_mprotect) {
         checks.load_arg_high(1);
         checks.code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
