@@ -169,8 +169,9 @@ static std::string refused_copy_note(const wire::RefusedCopy& r) {
   if (how.rfind("was killed by signal " + std::to_string(SIGSYS) + " ", 0) == 0) {
     const auto* refused = dynamic_cast<const SyscallRefusedFrame*>(&e);
     throw LabCallFailure(LabCallFailure::Kind::Forbidden,
-                         refused_syscall_message(function, refused ? std::optional<uint32_t>(refused->number) : std::nullopt,
-                                                 refused ? refused->file : ""));
+                         // The number only: a file name would be the runner's own text in the checker's sentence,
+                         // shown even for a hidden check (and files are answered EACCES, never this way, now).
+                         refused_syscall_message(function, refused ? std::optional<uint32_t>(refused->number) : std::nullopt));
   }
   // A time limit outside the checker's own ended it: a wrapper's wall clock (the grader's jail,
   // timeout(1): status 124) or the CPU time limit (SIGXCPU, which a GPU wait that spins also
