@@ -80,7 +80,7 @@ CPU_LIBS = $(if $(cpu_boost_local),$(CPU_BOOST_LOCAL)/lib/libboost_context.a,-lb
 # linked into that lab's programs only.
 CPU_RUN_SRCS := $(filter-out harness/runner/%_gpu.cpp,$(wildcard harness/runner/*.cpp)) $(wildcard harness/wire/*.cpp)
 # (harness/checker/gpu/ is the GPU build's alone: CUDA events, the checker's GPU references.)
-CPU_CHECK_SRCS := $(filter-out harness/checker/core/main.cpp harness/checker/gpu/%,$(wildcard harness/checker/*/*.cpp)) $(wildcard harness/wire/protocol.cpp harness/wire/random.cpp)
+CPU_CHECK_SRCS := $(filter-out harness/checker/core/main.cpp harness/checker/gpu/%,$(wildcard harness/checker/*/*.cpp)) $(wildcard harness/wire/protocol.cpp harness/wire/random.cpp harness/wire/shared_device_memory_none.cpp)
 CPU_EMU_SRCS := $(wildcard harness/runner/emulator/*.cpp)
 
 .SECONDEXPANSION:

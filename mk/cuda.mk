@@ -29,12 +29,12 @@ HOST_CXX_BASE := g++ $(CXXFLAGS_COMMON) -isystem $(CUDA_HOME)/include -MMD -MP
 # labs/labN/timing.cpp; the runner's: labs/labN/runner_entry.cpp and the lab file.
 CHECK_SRCS := $(filter-out harness/checker/core/main.cpp,$(wildcard harness/checker/*/*.cpp))
 CHECK_GPU_SRCS := $(wildcard harness/checker/gpu/*.cu)
-COMMON_SRCS := $(wildcard harness/wire/*.cpp)
+COMMON_SRCS := $(filter-out harness/wire/shared_device_memory_none.cpp,$(wildcard harness/wire/*.cpp))
 RUN_SRCS := $(filter-out harness/runner/%_cpu.cpp,$(wildcard harness/runner/*.cpp))
 
 cuda_objs = $(patsubst harness/%,$(CUDA_OUT)/$(1)/%.o,$(basename $(2)))
-CUDA_CHECK_OBJS := $(call cuda_objs,checker,$(CHECK_SRCS) $(CHECK_GPU_SRCS) $(COMMON_SRCS) harness/wire/fill_gpu.cu)
-CUDA_RUN_OBJS := $(call cuda_objs,runner,$(RUN_SRCS) $(COMMON_SRCS) harness/wire/fill_gpu.cu harness/runner/runner_gpu.cu)
+CUDA_CHECK_OBJS := $(call cuda_objs,checker,$(CHECK_SRCS) $(CHECK_GPU_SRCS) $(COMMON_SRCS) harness/wire/fill_gpu.cu harness/wire/shared_device_memory.cu)
+CUDA_RUN_OBJS := $(call cuda_objs,runner,$(RUN_SRCS) $(COMMON_SRCS) harness/wire/fill_gpu.cu harness/wire/shared_device_memory.cu harness/runner/runner_gpu.cu)
 CUDA_CHECK_LIB := $(CUDA_OUT)/lib/libcudalab_check.a
 CUDA_RUN_LIB := $(CUDA_OUT)/lib/libcudalab_run.a
 CUDA_CHECK_MAIN := $(CUDA_OUT)/checker/checker/core/main.o

@@ -1,11 +1,13 @@
 // The call's buffers on the device, as the protocol describes them: allocated with their
-// guard words, filled (from the seed, from the checker's bytes, or poisoned), and written
-// back into the shared memory afterwards. Runs in the kernel runner.
+// guard words, filled (from the seed, from the checker's bytes, or poisoned) or lent by the
+// checker (a Device fill: its memory, mapped), and written back into the shared memory
+// afterwards. Runs in the kernel runner.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "wire/protocol.h"
+#include "wire/shared_device_memory.h"
 
 namespace cudalab::run {
 
@@ -17,7 +19,10 @@ class DeviceBuffers {
   ~DeviceBuffers() { release(); }
   // Allocates (reusing the last call's memory when the shapes match) and fills every buffer;
   // `synchronize`: waits for the fills (a timed batch waits once, for all its calls' fills).
-  void prepare(const wire::CallRequest& q, const uint8_t* shm, bool synchronize = true);
+  // A Device-filled buffer is its place in `lent` (the checker's memory, mapped for this call):
+  // the caller keeps `lent` mapped until write_back and release() before it lets it go.
+  void prepare(const wire::CallRequest& q, const uint8_t* shm, bool synchronize = true,
+               const wire::SharedDeviceMemory* lent = nullptr);
   // Copies returned elements (unless outputs is false) and every buffer's guards into its slot.
   // A sampled output (BufferSpec::samples > 0, timed batches only) brings back only the elements
   // `drawn` names for it: drawn holds one index list per sampled buffer, in buffer order.
@@ -27,8 +32,10 @@ class DeviceBuffers {
   void release();
 
  private:
+  void allocate(const wire::CallRequest& q, const wire::SharedDeviceMemory* lent);
   std::vector<void*> ptrs_;
   std::vector<uint64_t> bytes_;
+  std::vector<bool> lent_;  // per buffer: the checker's memory, not ours to free
 };
 
 // Fills count elements at device pointer p from a Random fill (fill_gpu.cu or fill_cpu.cpp).

@@ -17,6 +17,11 @@ namespace cudalab::run {
 struct BadRequest : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// The checker's device memory for the call (DeviceInputs) could not be mapped: no lab code ran,
+// and the checker sends the call again with its inputs as values (the driver's failure, not the student's).
+struct InputsNotMapped : BadRequest {
+  using BadRequest::BadRequest;
+};
 
 const wire::LabSignature& entry_signature();  // defined by labs/labN/runner_entry.cpp: labN_call::kCall
 

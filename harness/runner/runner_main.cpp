@@ -83,6 +83,10 @@ void guarded(wire::CallReply& reply, F&& body) {
     reply.failure.kernel = f.kernel;
     reply.failure.file = f.file;
     reply.failure.line = f.line > 0 ? uint32_t(f.line) : 0;
+  } catch (const InputsNotMapped& e) {
+    reply.outcome = wire::Outcome::BadRequest;
+    reply.message = e.what();
+    reply.failure.cause = wire::Cause::InputsNotMapped;
   } catch (const BadRequest& e) {
     reply.outcome = wire::Outcome::BadRequest;
     reply.message = e.what();
@@ -186,18 +190,42 @@ void empty_input_slots(const wire::CallRequest& q, uint8_t* shm) {
   }
 }
 
-void serve_call(int sock, const wire::Frame& f) {
+// The checker's device memory for the next call (a DeviceInputs frame), mapped; nullptr, with
+// the reason in `why`, where it could not be (the call then answers InputsNotMapped).
+std::unique_ptr<wire::SharedDeviceMemory> map_device_inputs(const wire::Frame& f, std::string& why) {
+  uint64_t bytes = 0;
+  try {
+    wire::Reader r(f.payload);
+    bytes = r.u64();
+    r.done();
+  } catch (const wire::ProtocolError&) {
+    if (f.fd >= 0) close(f.fd);
+    throw;
+  }
+  if (f.fd < 0) throw wire::ProtocolError("no descriptor came with the device inputs");
+  return wire::SharedDeviceMemory::import(f.fd, bytes, why);
+}
+
+// `lent`: the checker's device memory for this call's Device-filled inputs (or nullptr, with
+// `lent_failure` saying why it is missing); unmapped once the call's buffers are written back.
+void serve_call(int sock, const wire::Frame& f, std::unique_ptr<wire::SharedDeviceMemory> lent,
+                const std::string& lent_failure) {
   wire::Reader r(f.payload);
   const wire::CallRequest q = wire::decode_request(r);
   SharedMemory shm(f.fd, q.shm_bytes);
   wire::CallReply reply;
   guarded(reply, [&] {
     refuse_other_lab(q);
-    g_buffers.prepare(q, shm.p);
+    if (!lent_failure.empty()) throw InputsNotMapped("could not map the checker's inputs: " + lent_failure);
+    g_buffers.prepare(q, shm.p, true, lent.get());
     empty_input_slots(q, shm.p);
     call_entry(q, reply);
     g_buffers.write_back(q, shm.p);
   });
+  if (lent) {
+    cudaDeviceSynchronize();  // nothing of the lab's may still run on memory about to go
+    g_buffers.release();
+  }
   finish_reply(reply);
   send_reply(sock, wire::MessageType::CallReply, reply);
 }
@@ -386,6 +414,9 @@ int serve(bool filter_off) {
   hello.device = query_device();
   if (hello.device.usable) hello.records_launches = launch_record_self_test();
   hello.tool = checking_tool();
+  // Under a checking tool the lab's inputs stay in memory the runtime made (compute-sanitizer
+  // follows those allocations): the checker sends values instead.
+  hello.maps_device_inputs = hello.device.usable && hello.tool.empty() && wire::SharedDeviceMemory::supported();
 #ifdef CUDALAB_BACKEND_CPU
   cudalab_cpu::control::take_notes(true);  // from now on the emulator's notes go into the report
 #endif
@@ -393,11 +424,20 @@ int serve(bool filter_off) {
   wire::Writer w;
   wire::encode(w, hello);
   wire::send_frame(sock, wire::MessageType::Hello, w.bytes());
+  std::unique_ptr<wire::SharedDeviceMemory> lent;  // from a DeviceInputs frame, for the next Call
+  std::string lent_failure;
   for (;;) {
     wire::Frame f;
     wire::receive_frame(sock, f, -1);
     switch (f.type) {
-      case wire::MessageType::Call: serve_call(sock, f); break;
+      case wire::MessageType::DeviceInputs:
+        lent_failure.clear();
+        lent = map_device_inputs(f, lent_failure);
+        break;
+      case wire::MessageType::Call:
+        serve_call(sock, f, std::move(lent), lent_failure);
+        lent_failure.clear();
+        break;
       case wire::MessageType::TimedRep: serve_timed_batch(sock, f); break;
       case wire::MessageType::Quit:
         g_buffers.release();

@@ -105,6 +105,7 @@ void encode(Writer& w, const Hello& h) {
   encode(w, h.device);
   w.u8(h.records_launches);
   w.str(h.tool);
+  w.u8(h.maps_device_inputs);
 }
 
 Hello decode_hello(Reader& r) {
@@ -116,6 +117,7 @@ Hello decode_hello(Reader& r) {
   h.device = decode_device(r);
   h.records_launches = r.u8() != 0;
   h.tool = r.str(256);
+  h.maps_device_inputs = r.u8() != 0;
   r.done();
   return h;
 }
@@ -138,6 +140,7 @@ void encode(Writer& w, const CallRequest& q) {
     w.u64(b.guard_salt);
     w.u64(b.slot_offset);
     w.u32(b.samples);
+    w.u64(b.device_offset);
   }
   w.u64(q.scalars.size());
   for (int64_t v : q.scalars) w.i64(v);
@@ -159,7 +162,7 @@ CallRequest decode_request(Reader& r) {
     b.type = ElemType(t);
     b.count = r.u64();
     uint8_t k = r.u8();
-    if (k > uint8_t(FillKind::Random)) throw ProtocolError("unknown fill");
+    if (k > uint8_t(FillKind::Device)) throw ProtocolError("unknown fill");
     b.fill.kind = FillKind(k);
     b.fill.seed = r.u64();
     b.fill.stream = r.u64();
@@ -171,6 +174,7 @@ CallRequest decode_request(Reader& r) {
     b.guard_salt = r.u64();
     b.slot_offset = r.u64();
     b.samples = r.u32();
+    b.device_offset = r.u64();
     // Only a poisoned output can be sampled: an input's slot carries all of it, and a slot
     // holds no more elements than the buffer has.
     if (b.samples && (b.samples > kMaxSamples || b.samples > b.count || !b.return_data || b.fill.kind != FillKind::Poison))
@@ -289,7 +293,7 @@ CallReply decode_reply(Reader& r) {
   c.outcome = Outcome(o);
   c.message = r.str(8192);
   const uint8_t cause = r.u8();
-  if (cause > uint8_t(Cause::BadRequest)) throw ProtocolError("unknown cause");
+  if (cause > uint8_t(Cause::InputsNotMapped)) throw ProtocolError("unknown cause");
   c.failure.cause = Cause(cause);
   c.failure.cuda_code = int32_t(r.u32());
   c.failure.call = r.str(1024);

@@ -36,8 +36,9 @@
 
 namespace cudalab::wire {
 
-constexpr uint32_t kVersion = 5;  // 3: sampled outputs in timed batches (HandBack); 4: byte fills hash once per 4 bytes;
-                                  // 5: SyscallRefused, checks' inputs made by the checker (never a seed)
+constexpr uint32_t kVersion = 6;  // 3: sampled outputs in timed batches (HandBack); 4: byte fills hash once per 4 bytes;
+                                  // 5: SyscallRefused, checks' inputs made by the checker (never a seed);
+                                  // 6: DeviceInputs (large inputs made on the checker's GPU, mapped by the runner)
 constexpr int kRunnerFd = 3;                       // the runner's end of the socket
 constexpr size_t kGuardElements = 4096;            // guard words after every buffer
 constexpr uint64_t kMaxFramePayload = 16u << 20;   // a frame never carries arrays
@@ -61,6 +62,10 @@ enum class MessageType : uint32_t {
   // bytes). Sent from the SIGSYS handler just before the runner dies of SIGSYS; the checker
   // believes the death, the number and the name only name the call.
   SyscallRefused = 10,
+  // The checker's device memory that holds the next Call's Device-filled inputs: payload u64,
+  // the allocation's size; the descriptor that comes with it, the allocation exported
+  // (shared_device_memory.h). Sent just before that Call; the runner maps it for that call only.
+  DeviceInputs = 11,
 };
 
 enum class ElemType : uint8_t { F32 = 0, U32 = 1, I32 = 2, U8 = 3 };
@@ -72,7 +77,10 @@ const char* elem_name(ElemType t);  // "float", "unsigned", "int", "unsigned cha
 // slot. Random: element i = lo + (hi - lo) * u^power with u = uniform_at(seed, stream, i)
 // (harness/wire/random.h), converted to the element type (floor for integers), and the
 // last element multiplied by last_scale (floats only): both sides can make it from the seed.
-enum class FillKind : uint8_t { Poison = 0, Data = 1, Random = 2 };
+// Device: the values are already on the GPU, made by the checker in the memory the DeviceInputs
+// frame before the call shares, at BufferSpec::device_offset; the runner hands that memory to
+// the lab as the buffer itself (its guards follow the elements there).
+enum class FillKind : uint8_t { Poison = 0, Data = 1, Random = 2, Device = 3 };
 struct Fill {
   FillKind kind = FillKind::Poison;
   uint64_t seed = 0, stream = 0;
@@ -91,6 +99,7 @@ struct BufferSpec {
   // the checker after the batch ran (HandBack), so that a 400 MB output checked on 4,096
   // elements moves 16 KiB, not 400 MB. 0: the whole output (every Call, and small outputs).
   uint32_t samples = 0;
+  uint64_t device_offset = 0;  // a Device fill: where its elements start in the shared device memory
 };
 constexpr uint32_t kMaxSamples = 1u << 16;  // elements drawn from one output of one call
 
@@ -147,6 +156,7 @@ enum class Cause : uint8_t {
   Exception = 6,    // the lab's code threw a std::exception
   OtherThrow = 7,   // the lab's code threw something else
   BadRequest = 8,   // the request did not fit the lab (the checker's mistake)
+  InputsNotMapped = 9,  // the checker's device memory (DeviceInputs) could not be mapped: no lab code ran
 };
 
 // A copy or fill of the lab's code that the runner refused (runner/copy_check.h): not device to
@@ -201,6 +211,7 @@ struct Hello {
   DeviceInfo device;
   bool records_launches = false;  // the launch record works here (a self-test at start)
   std::string tool;               // a checking tool the runner runs under ("" when none)
+  bool maps_device_inputs = false; // the runner can map DeviceInputs (a GPU that shares memory, no tool)
 };
 
 // ---- Encoding -------------------------------------------------------------------------------

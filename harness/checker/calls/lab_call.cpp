@@ -17,6 +17,7 @@
 #include "refused_syscall.h"
 #include "runner_session.h"
 #include "runner_words.h"
+#include "device_inputs.h"
 #include "checker/judging/diagnose.h"
 #include "checker/timing/gpu_gate.h"
 #include "wire/fill.h"
@@ -221,14 +222,36 @@ static void make_input_in_slot(const wire::BufferSpec& b, uint8_t* slot) {
   }
 }
 
-// Lays the slots out, makes the random inputs and copies the Data inputs into them, sends the
-// request with the shared memory. What travels is `sent`: the request with values for seeds, as
-// the runner lays its slots out (the reply is read by it).
-static std::unique_ptr<SharedMemory> send_request(LabCall& call, const std::vector<std::vector<uint8_t>>& data,
-                                                  wire::MessageType type, RunnerProcess& rp, wire::CallRequest& sent) {
+// What one call's request travels with, held until its reply: the shared memory, and the
+// checker's device memory lent for its large inputs (device_inputs.h) when there is any.
+struct CallMemory {
+  std::unique_ptr<SharedMemory> shm;
+  std::unique_ptr<wire::SharedDeviceMemory> lent;
+};
+
+// The large random inputs made on this checker's GPU, where the runner can map them; `sent`
+// marks them. nullptr where there are none, or where `values_only` (a retry, see LabCall::run).
+static std::unique_ptr<wire::SharedDeviceMemory> lend_device_inputs(const LabCall& call, const RunnerProcess& rp,
+                                                                    bool values_only, wire::CallRequest& sent) {
+#ifdef CUDALAB_GPU_CHECKER
+  if (!values_only && rp.hello().maps_device_inputs) return make_inputs_on_device(call.request(), sent);
+#else
+  (void)call, (void)rp, (void)values_only, (void)sent;
+#endif
+  return nullptr;
+}
+
+// Lays the slots out, makes the random inputs (on the GPU, lent, or in their slots) and copies
+// the Data inputs into their slots, sends the request with the shared memory. What travels is
+// `sent`: the request with values or lent memory for seeds, as the runner lays its slots out
+// (the reply is read by it).
+static CallMemory send_request(LabCall& call, const std::vector<std::vector<uint8_t>>& data, wire::MessageType type,
+                               RunnerProcess& rp, wire::CallRequest& sent, bool values_only = false) {
   wire::CallRequest& q = call.request();
   q.schedule = runner_config().schedule;
   sent = q;
+  CallMemory memory;
+  memory.lent = lend_device_inputs(call, rp, values_only, sent);
   for (auto& b : sent.buffers)
     if (b.fill.kind == wire::FillKind::Random) b.fill = wire::Fill{wire::FillKind::Data};
   uint64_t offset = 0;
@@ -237,16 +260,30 @@ static std::unique_ptr<SharedMemory> send_request(LabCall& call, const std::vect
     offset += (wire::slot_bytes(b) + 63) & ~uint64_t(63);
   }
   sent.shm_bytes = offset;
-  auto shm = std::make_unique<SharedMemory>(size_t(offset));
+  memory.shm = std::make_unique<SharedMemory>(size_t(offset));
   for (size_t i = 0; i < q.buffers.size(); ++i) {
-    uint8_t* slot = shm->p + sent.buffers[i].slot_offset;
+    uint8_t* slot = memory.shm->p + sent.buffers[i].slot_offset;
     if (!data[i].empty()) std::memcpy(slot, data[i].data(), data[i].size());
-    if (q.buffers[i].fill.kind == wire::FillKind::Random) make_input_in_slot(q.buffers[i], slot);
+    if (q.buffers[i].fill.kind == wire::FillKind::Random && sent.buffers[i].fill.kind == wire::FillKind::Data)
+      make_input_in_slot(q.buffers[i], slot);
+  }
+  if (memory.lent) {
+    const int fd = memory.lent->export_fd();
+    if (fd < 0) return send_request(call, data, type, rp, sent, true);
+    wire::Writer lw;
+    lw.u64(memory.lent->bytes());
+    try {
+      wire::send_frame(rp.socket(), wire::MessageType::DeviceInputs, lw.bytes(), fd);
+    } catch (...) {
+      close(fd);
+      throw;
+    }
+    close(fd);
   }
   wire::Writer w;
   wire::encode(w, sent);
-  wire::send_frame(rp.socket(), type, w.bytes(), shm->fd);
-  return shm;
+  wire::send_frame(rp.socket(), type, w.bytes(), memory.shm->fd);
+  return memory;
 }
 
 constexpr int32_t kLaunchTimeout = 702;  // cudaErrorLaunchTimeout
@@ -408,15 +445,21 @@ static RunnerProcess& live_runner() {
 LabCallResult LabCall::run() {
   request_.lab = uint32_t(signature_.lab);
   RunnerProcess& rp = live_runner();
-  std::unique_ptr<SharedMemory> shm;
+  CallMemory memory;
   wire::CallRequest sent;
-  try {
-    shm = send_request(*this, data_, wire::MessageType::Call, rp, sent);
-  } catch (const wire::ProtocolError& e) {
-    runner_failed(signature_.function, e);
+  wire::CallReply reply;
+  // Twice at most: a runner that could not map the lent inputs ran none of the lab's code, and
+  // gets the same inputs again as values (the driver's failure costs the student nothing).
+  for (bool values_only : {false, true}) {
+    try {
+      memory = send_request(*this, data_, wire::MessageType::Call, rp, sent, values_only);
+    } catch (const wire::ProtocolError& e) {
+      runner_failed(signature_.function, e);
+    }
+    reply = receive_reply(rp, signature_.function, wire::MessageType::CallReply);
+    if (!memory.lent || reply.failure.cause != wire::Cause::InputsNotMapped) break;
   }
-  const wire::CallReply reply = receive_reply(rp, signature_.function, wire::MessageType::CallReply);
-  return read_result(signature_.function, sent, reply, *shm, launches_recorded(rp));
+  return read_result(signature_.function, sent, reply, *memory.shm, launches_recorded(rp));
 }
 
 // ---- Timed batches (timed_call.h) ----------------------------------------------------------

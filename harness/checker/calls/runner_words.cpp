@@ -280,6 +280,9 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
       m = "the kernel runner could not carry out the call (it does not fit the runner's lab: was it built for another "
           "one?)";
       break;
+    case wire::Cause::InputsNotMapped:  // answered by sending the inputs again as values (lab_call.cpp)
+      m = "the kernel runner could not take the inputs the checker made on the GPU";
+      break;
     case wire::Cause::None:
       m = "the kernel runner reported a failure without saying what failed";
       break;
