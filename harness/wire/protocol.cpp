@@ -402,7 +402,7 @@ bool receive_frame(int sock, Frame& out, int timeout_ms) {
   uint64_t len;
   std::memcpy(&t, header, 4);
   std::memcpy(&len, header + 4, 8);
-  if (t < uint32_t(MessageType::Hello) || t > uint32_t(MessageType::SyscallRefused)) throw ProtocolError("an unknown message type");
+  if (t < uint32_t(MessageType::Hello) || t > uint32_t(MessageType::DeviceInputs)) throw ProtocolError("an unknown message type");
   if (len > kMaxFramePayload) throw ProtocolError("a message longer than any the protocol sends");
   out.type = MessageType(t);
   out.payload.assign(size_t(len), '\0');

@@ -2,6 +2,9 @@
 // DeviceInputs frame): the request says where each lent buffer starts, its slot carries no
 // elements (they never cross host memory), and a fill kind past the last one is refused.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -81,4 +84,24 @@ TEST_CASE("a reply naming inputs that could not be mapped round-trips") {
   wire::encode(w, c);
   wire::Reader r(w.bytes());
   CHECK(wire::decode_reply(r).failure.cause == wire::Cause::InputsNotMapped);
+}
+
+TEST_CASE("a DeviceInputs frame arrives with its descriptor, and the Call after it with its own") {
+  int sv[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  const int lent = memfd_create("lent", 0), shm = memfd_create("shm", 0);
+  REQUIRE((lent >= 0 && shm >= 0));
+  wire::Writer size;
+  size.u64(2 << 20);
+  wire::send_frame(sv[0], wire::MessageType::DeviceInputs, size.bytes(), lent);
+  wire::send_frame(sv[0], wire::MessageType::Call, encoded(lent_input_call()), shm);
+  wire::Frame first, second;
+  REQUIRE(wire::receive_frame(sv[1], first, 1000));
+  REQUIRE(wire::receive_frame(sv[1], second, 1000));
+  CHECK(first.type == wire::MessageType::DeviceInputs);
+  CHECK(second.type == wire::MessageType::Call);
+  CHECK(first.fd >= 0);
+  CHECK(second.fd >= 0);
+  CHECK(first.fd != second.fd);
+  for (int fd : {first.fd, second.fd, lent, shm, sv[0], sv[1]}) close(fd);
 }
