@@ -2,7 +2,9 @@
 # Attacks and honest files graded as a class, as root, the way an instructor grades: each attack
 # (tests/contract/attacks: the link contract's; tests/boundary/attacks: stopped at run time) must
 # get 0 points and feedback that says why (a rule broken, or its checks failed); each honest file
-# (tests/contract/honest) and a copy of the reference solution must get every point.
+# (tests/contract/honest) and a copy of the reference solution must get every point; an attack the
+# operating system leaves with nothing ("// expect: pass", as tests/boundary reads it) is graded
+# as the honest code it then is: every check passed.
 #   tests/contract/grade_attacks.sh GRADER BACKEND [names...]   (default: every contract attack)
 # Prints one PASS/FAIL line per student.
 set -u
@@ -25,9 +27,11 @@ source_of() {  # name -> its file
   done
 }
 honest=" "
+left_nothing=" "  # attacks the OS left with nothing to work with ("// expect: pass"): they run as honest code
 for name in "${names[@]}"; do
   src=$(source_of "$name")
   case $src in */honest/*) honest="$honest$name ";; esac
+  grep -q '^// expect: pass' "$src" && left_nothing="$left_nothing$name "
   only=$(sed -n 's|^// backends: \([a-z ]*\).*|\1|p' "$src" | head -n1)
   if [ -n "$only" ] && ! echo " $only " | grep -q " $backend "; then continue; fi
   mkdir -p "$class/$name" && cp "$src" "$class/$name/lab3_multilevel_sum.cu"
@@ -46,6 +50,12 @@ while IFS=, read -r student total maximum verdict rest; do
   if [ "$student" = reference ] || [[ "$honest" == *" $student "* ]]; then
     if [ "$total" = "$maximum" ]; then echo "PASS  attack class ($backend): $student (honest) gets $total/$maximum"
     else echo "FAIL  attack class ($backend): $student (honest) gets $total/$maximum ($verdict)"; head -c 1500 "$feedback" 2>/dev/null | sed 's/^/        /'; fi
+  elif [[ "$left_nothing" == *" $student "* ]]; then
+    # Its attempt refused with nothing to show for it, so its honest part is graded: every check
+    # passes (its speed is its own: a one-thread kernel earns no speed points).
+    if [ "$verdict" = graded ] && grep -q "Every check passed" "$feedback" 2>/dev/null; then
+      echo "PASS  attack class ($backend): $student gets $total/$maximum, its attempt refused and its honest part graded"
+    else echo "FAIL  attack class ($backend): $student gets $total/$maximum ($verdict): expected graded, every check passed"; fi
   elif [ "$total" = 0 ] && [ "$verdict" = rejected ] && grep -qE "link contract|breaks a rule of the lab" "$feedback" 2>/dev/null; then
     # Refused by the link contract, before it by the grader's rules on the source text, or at run
     # time by the runner's system-call filter (rule system_call).
