@@ -9,9 +9,12 @@
 #   make test-profile                   each variant's diagnosis names its reason; the reference none
 
 PROFILE_DIR := $(CPU_OUT)/profile
-PROFILE_RUN_OBJS := $(PROFILE_DIR)/obj/runner/launch_record_cpu.o $(PROFILE_DIR)/obj/runner/runner_cpu.o
-PROFILE_LIBS := $(PROFILE_DIR)/lib/libcudalab_run.a $(PROFILE_DIR)/lib/libcudalab_cpu.a
-profile_entry = $(PROFILE_DIR)/obj/labs/lab$(1)/runner_entry.o
+# Only the emulator and the lab code differ from the plain build (the harness's own code does not
+# look at CUDALAB_CPU_PROFILE): the runner's pieces are the plain build's, already there for the
+# plain runners, and make test builds only the emulator and the lab files again.
+PROFILE_RUN_OBJS := $(CPU_OUT)/obj/runner/launch_record_cpu.o $(CPU_OUT)/obj/runner/runner_cpu.o
+PROFILE_LIBS := $(CPU_OUT)/lib/libcudalab_run.a $(PROFILE_DIR)/lib/libcudalab_cpu.a
+profile_entry = $(CPU_OUT)/obj/labs/lab$(1)/runner_entry.o
 
 .SECONDEXPANSION:
 $(PROFILE_DIR)/labs/lab%-runner: $(PROFILE_DIR)/obj/labs/lab%.o $$(call profile_entry,$$*) $(PROFILE_RUN_OBJS) $(PROFILE_LIBS) | cpu-deps
@@ -42,3 +45,13 @@ profile_after_lab = ; tools/gpu_profile.sh --lab $(1) --runner build/cuda/$(2)/l
 $(foreach l,$(LABS),$(eval lab$(l): build/cuda/solutions/lab$(l)-runner))
 endif
 endif
+
+# make test-profile: the known-slow variants and the references they are judged beside.
+PROFILE_VARIANTS := $(patsubst tests/profile/%.cu,%,$(wildcard tests/profile/lab*_*.cu))
+PROFILE_VARIANT_LABS := $(sort $(foreach v,$(PROFILE_VARIANTS),$(call fixture_lab,$(v))))
+.PHONY: test-profile
+TEST_TARGETS += test-profile
+test-profile: $(addprefix $(PROFILE_DIR)/variants/,$(PROFILE_VARIANTS)) \
+              $(foreach l,$(PROFILE_VARIANT_LABS),$(PROFILE_DIR)/solutions/lab$(l)-runner $(CPU_OUT)/check/lab$(l))
+	@echo "== PROFILE=1 on the CPU backend: known-slow variants named, references quiet"
+	@tests/profile/run_variants.sh $(CPU_OUT)

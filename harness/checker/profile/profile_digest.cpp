@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace cudalab {
 namespace {
@@ -90,14 +91,17 @@ std::string num(double v, int digits = 1) {
 }
 std::string pct(double v) { return num(100 * v, 0) + "%"; }
 
-// The line of a run that most exceeds the fewest units (or most idles lanes), over lines of `which`.
-const LineFigures* worst_line(const ProfileFigures& f, bool (*which)(AccessKind), bool by_lanes) {
+// The line of a run, over lines of `which`, that most exceeds the fewest units, or most idles
+// lanes, or (neither) makes the most requests.
+enum class Worst { Units, Lanes, Requests };
+const LineFigures* worst_line(const ProfileFigures& f, bool (*which)(AccessKind), Worst by) {
   const LineFigures* worst = nullptr;
   double most = 0;
   for (const auto& k : f.kernels)
     for (const auto& l : k.lines) {
       if (!which(l.kind)) continue;
-      const double waste = by_lanes ? l.lanes_possible - l.lanes : l.units - l.ideal_units;
+      const double waste = by == Worst::Lanes ? l.lanes_possible - l.lanes
+                           : by == Worst::Units ? l.units - l.ideal_units : l.requests;
       if (waste > most) most = waste, worst = &l;
     }
   return worst;
@@ -109,6 +113,7 @@ bool global_atomic(AccessKind k) { return k == AccessKind::GlobalAtomic; }
 bool global_load(AccessKind k) { return k == AccessKind::GlobalLoad; }
 
 struct Finding {
+  Finding(std::string i, double s) : id(std::move(i)), severity(s) {}
   std::string id;
   double severity = 0;  // times worse than the reference, for the work it touches
   std::string first, beside, action, also;
@@ -146,7 +151,7 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   // Coalescing: sectors per request against the fewest that would hold the bytes.
   const double y_coal = ratio(y.g_sectors, y.g_ideal), r_coal = ratio(r.g_sectors, r.g_ideal);
   if (y_coal >= 1.5 && y_coal >= 1.3 * std::max(1.0, r_coal)) {
-    const LineFigures* l = worst_line(*in.yours, any_global, false);
+    const LineFigures* l = worst_line(*in.yours, any_global, Worst::Units);
     Finding f{"uncoalesced", y_coal / std::max(1.0, r_coal)};
     f.first = how + ": uncoalesced global memory is the limiter, " + at(l) + ": each warp's " +
               (l ? access_words(l->kind) : "access") + " touches " + num(l ? ratio(l->units, l->requests) : y_coal) +
@@ -161,7 +166,7 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   // Shared-memory bank conflicts: wavefronts per request against the fewest.
   const double y_bank = ratio(y.s_wavefronts, y.s_ideal), r_bank = ratio(r.s_wavefronts, r.s_ideal);
   if (y_bank >= 1.5 && y_bank >= 1.3 * std::max(1.0, r_bank)) {
-    const LineFigures* l = worst_line(*in.yours, any_shared, false);
+    const LineFigures* l = worst_line(*in.yours, any_shared, Worst::Units);
     const double ways = l ? ratio(l->units, l->ideal_units) : y_bank;
     Finding f{"bank_conflicts", y_bank / std::max(1.0, r_bank)};
     f.first = how + ": shared-memory bank conflicts are the limiter, " + at(l) + ": the lanes of a warp meet in one bank " +
@@ -177,7 +182,7 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   // Divergence: lanes that take part in the memory instructions.
   const double y_lane = ratio(y.lanes, y.lanes_possible), r_lane = ratio(r.lanes, r.lanes_possible);
   if (y.lanes_possible > 0 && y_lane <= 0.7 && y_lane <= 0.6 * r_lane) {
-    const LineFigures* l = worst_line(*in.yours, any_access, true);
+    const LineFigures* l = worst_line(*in.yours, any_access, Worst::Lanes);
     Finding f{"divergence", r_lane / std::max(y_lane, 1e-3)};
     f.first = how + ": divergent warps are the limiter, " + at(l) + ": on average " +
               num(l ? 32 * ratio(l->lanes, l->lanes_possible) : 32 * y_lane) +
@@ -192,7 +197,7 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   // Atomics: how many per element, and on one address.
   const double y_atom = y.atomics / n, r_atom = r.atomics / n;
   if (y_atom >= 0.01 && y_atom >= 8 * r_atom) {
-    const LineFigures* l = worst_line(*in.yours, global_atomic, true);
+    const LineFigures* l = worst_line(*in.yours, global_atomic, Worst::Requests);
     Finding f{"atomics", std::min(100.0, ratio(y_atom, std::max(r_atom, 1e-9)))};
     f.first = how + ": atomics on one address are the limiter, " + at(l) + ": " + num(y.atomics, 0) +
               " atomic updates for " + num(n, 0) + " elements, up to " + num(y.atomic_most, 0) +
@@ -216,12 +221,7 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   // Narrow loads: bytes a lane asks for at once.
   const double y_width = ratio(y.load_bytes, y.load_lanes), r_width = ratio(r.load_bytes, r.load_lanes);
   if (y_width > 0 && y_width <= 4 && r_width >= 2 * y_width) {
-    const LineFigures* l = worst_line(*in.yours, global_load, false);
-    if (!l) {  // coalesced loads waste nothing: point at the busiest load
-      for (const auto& k : in.yours->kernels)
-        for (const auto& x : k.lines)
-          if (x.kind == AccessKind::GlobalLoad && (!l || x.requests > l->requests)) l = &x;
-    }
+    const LineFigures* l = worst_line(*in.yours, global_load, Worst::Requests);
     Finding f{"narrow_loads", 1 + std::log2(r_width / y_width) / 2};
     f.first = how + ": narrow loads are the limiter, " + at(l) + ": each thread loads " + num(y_width, 0) +
               " bytes at a time, so a warp issues " + num(r_width / y_width, 0) + " times the requests for the same data.";

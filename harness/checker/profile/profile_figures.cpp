@@ -91,7 +91,9 @@ std::optional<KernelFigures> parse_profile_note(const std::string& note) {
     l.units = get(*m, "units");
     l.ideal_units = get(*m, "ideal_units");
     l.bytes = get(*m, "bytes");
-    if (l.lanes > l.lanes_possible || l.lanes_possible > 32 * l.requests + 0.5) return std::nullopt;
+    // (The numbers come rounded to 9 digits: a little slack.)
+    if (l.lanes > l.lanes_possible * 1.000001 + 0.5 || l.lanes_possible > 32 * l.requests * 1.000001 + 0.5)
+      return std::nullopt;
     f.lines.push_back(l);
   }
   return f;

@@ -1,6 +1,7 @@
 // PROFILE=1's run on the CPU backend (profile_run.h).
 #include "profile_run.h"
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "checker/calls/runner_session.h"
@@ -13,6 +14,7 @@ Shape profile_shape(int lab) {
   switch (lab) {
     case 4: return Shape{{512, 512}};
     case 5: case 9: return Shape{{256, 256, 256}};
+    case 3: return Shape{{1 << 20}};  // the reference takes 8,192 elements a block: 128 blocks
     case 8: return Shape{{1 << 16}};
     default: return Shape{{1 << 18}};
   }
@@ -44,8 +46,10 @@ OneRun profile_once(const LabSuite& suite, const std::string& program, const Che
     run.figures.problem = whose + " could not be profiled: " + e.what();
   }
   runner_finish();
-  for (const auto& note : take_profile_notes())
+  for (const auto& note : take_profile_notes()) {
+    if (std::getenv("CUDALAB_PROFILE_DEBUG")) std::fprintf(stderr, "%s\n", note.c_str());
     if (auto k = parse_profile_note(note)) run.figures.kernels.push_back(*k);
+  }
   if (run.figures.problem.empty() && run.figures.kernels.empty())
     run.figures.problem = whose + " reported no counts (was it built with PROFILE=1?)";
   return run;

@@ -61,6 +61,14 @@ struct RequestHash {
   size_t operator()(const RequestKey& k) const { return std::hash<uint64_t>()(k.pc * 0x9E3779B97F4A7C15ull ^ k.warp_occurrence); }
 };
 
+// A thread's latest access: where its lane entry is, and where it ended.
+struct Last {
+  uint64_t flushes = 0;
+  size_t request = 0, lane = 0;
+  uintptr_t pc = 0, end = 0;
+  Kind kind = kKinds;
+};
+
 // The running block of a worker. Reached through a plain __thread pointer (a thread_local with a
 // constructor costs a guard test at every hook).
 struct Block {
@@ -76,6 +84,8 @@ struct Block {
   std::unordered_map<uintptr_t, uint64_t> atomics;  // global address -> atomic lane operations
   uint64_t barriers = 0;
   uintptr_t static_lo = UINTPTR_MAX, static_hi = 0;  // the static __shared__ bytes touched
+  uint64_t flushes = 1;     // pending requests reduced so far (a Last from before is stale)
+  std::vector<Last> last;   // per thread: its latest access, which the next may continue
 };
 thread_local Block t_block_storage;
 __thread Block* t_blk = nullptr;
@@ -187,6 +197,7 @@ void flush() {
     if (r.kind == kGlobalAtomic)
       for (const Lane& l : r.lanes) ++k.atomics[l.addr];
   }
+  ++k.flushes;
   k.pending.clear();
   k.index.clear();
   k.occurrences.clear();
@@ -207,6 +218,18 @@ inline void access(const volatile void* p, size_t size, bool write, bool atomic,
   if (shared && !dynamic) k.static_lo = std::min(k.static_lo, addr), k.static_hi = std::max(k.static_hi, addr + size);
   const Kind kind = Kind((shared ? kSharedLoad : kGlobalLoad) + (atomic ? 2 : write ? 1 : 0));
   const unsigned tid = unsigned(t_tid), warp = tid >> 5;
+  // g++ may split one float4 load into four 4-byte loads (one per component used): a GPU's
+  // compiler issues one 16-byte load. An access that continues this thread's previous one, of the
+  // same kind, a few instructions later, within one aligned 16 bytes, joins it.
+  Last& last = k.last[tid];
+  if (last.flushes == k.flushes && last.kind == kind && addr == last.end && pc - last.pc < 256) {
+    Lane& l = k.pending[last.request].lanes[last.lane];
+    if ((l.addr & ~uintptr_t(15)) == ((addr + size - 1) & ~uintptr_t(15))) {
+      l.size += uint32_t(size);
+      last.end += size, last.pc = pc;
+      return;
+    }
+  }
   const uint32_t occurrence = k.occurrences[pc * 1024 + tid]++;
   const RequestKey key{pc, uint64_t(warp) << 40 | occurrence};
   auto [it, fresh] = k.index.try_emplace(key, k.pending.size());
@@ -214,6 +237,7 @@ inline void access(const volatile void* p, size_t size, bool write, bool atomic,
   Request& r = k.pending[it->second];
   r.mask |= 1u << (tid & 31);
   r.lanes.push_back({addr, uint32_t(size)});
+  last = Last{k.flushes, it->second, r.lanes.size() - 1, pc, addr + size, kind};
   // A block that never reaches a barrier keeps everything pending: past a bound, reduce what there
   // is (a request split in two then counts its lanes twice; estimates, said so).
   if (++k.pending_lanes > (1u << 20)) flush();
@@ -233,7 +257,7 @@ void merge_block() {
 
 std::string number(double v) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.6g", v);
+  std::snprintf(text, sizeof text, "%.9g", v);
   return text;
 }
 
@@ -257,6 +281,8 @@ void block_begin(uint64_t linear, unsigned threads, const void* smem, size_t sme
   if (!k.tls_hi) find_static_tls(k);
   k.sampled = sampled(linear);
   k.threads = threads;
+  if (k.last.size() < threads) k.last.resize(threads);
+  ++k.flushes;
   k.smem_lo = reinterpret_cast<uintptr_t>(smem);
   k.smem_hi = k.smem_lo + smem_bytes;
   k.barriers = 0;
@@ -387,8 +413,7 @@ CUDALAB_PLAIN(16)
     return builtin(p, v, __ATOMIC_SEQ_CST);                                                       \
   }
 #define CUDALAB_ATOMICS(N, T)                                                                     \
-  T __tsan_atomic##N##_load(const volatile T* p, int) {                                           \
-    access(p, N / 8, false, true, CUDALAB_PC);                                                    \
+  T __tsan_atomic##N##_load(const volatile T* p, int) { /* an atomicAdd's own first read: not another atomic */ \
     return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                  \
   }                                                                                               \
   void __tsan_atomic##N##_store(volatile T* p, T v, int) {                                        \
