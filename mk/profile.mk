@@ -55,3 +55,11 @@ test-profile: $(addprefix $(PROFILE_DIR)/variants/,$(PROFILE_VARIANTS)) \
               $(foreach l,$(PROFILE_VARIANT_LABS),$(PROFILE_DIR)/solutions/lab$(l)-runner $(CPU_OUT)/check/lab$(l))
 	@echo "== PROFILE=1 on the CPU backend: known-slow variants named, references quiet"
 	@tests/profile/run_variants.sh $(CPU_OUT)
+
+# The GPU path's digest of Nsight Compute's reports (tools/gpu_profile.sh): plain C++, built on
+# either backend from the checker's objects, so `make test` compiles it everywhere.
+PROFILE_NCU_OBJS := $(patsubst %,$(CPU_OUT)/checker/checker/profile/%.o,ncu_figures profile_digest profile_figures) \
+                    $(CPU_OUT)/checker/checker/profile/ncu/main.o
+$(CPU_OUT)/check/profile-ncu: $(PROFILE_NCU_OBJS)
+	@mkdir -p $(@D)
+	$(Q)$(CPU_CXX) $^ -o $@
