@@ -84,6 +84,10 @@ ProfileFigures read_ncu_csv(const std::string& csv_text, const std::vector<std::
     std::string name = row[name_col->second];
     if (const size_t paren = name.find('('); paren != std::string::npos) name = name.substr(0, paren);
     if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
+    // The checker's own kernels (its GPU references) run in its process, not the runner's.
+    if (auto p = col.find("Process Name"); p != col.end() && p->second < row.size() &&
+                                             row[p->second].find("runner") == std::string::npos)
+      continue;
     if (!by_name.count(name)) order.push_back(name);
     KernelFigures& k = by_name[name];
     k.name = name;

@@ -10,7 +10,8 @@
 
 namespace cudalab {
 
-// `skip`: kernel names that are the harness's own (the runner's fills and guards), not the lab's.
+// `skip`: kernel names that are the harness's own (the runner's fills and guards), not the lab's;
+// kernels of a process whose name does not hold "runner" (the checker's references) are left out too.
 ProfileFigures read_ncu_csv(const std::string& csv_text, const std::vector<std::string>& skip);
 
 }  // namespace cudalab
