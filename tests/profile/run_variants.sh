@@ -6,11 +6,16 @@
 # Usage: tests/profile/run_variants.sh [BUILD_DIR]   (build/cpu; runners built by make test-profile)
 build=${1:-build/cpu}
 fail=0
-# The first sentence of the profile section of a checker run. Only the checks of one element run
+# The first sentence of the profile section of a checker run (its lines after the first are
+# indented two spaces further). Only the checks of one element run
 # (--largest 1): the profile needs a correct call, not the whole suite.
 first_sentence() {  # LAB RUNNER REFERENCE
   "$build/check/lab$1" --runner "$2" --largest 1 --no-timing --profile-runner "$2" --profile-reference "$3" 2>&1 |
-    sed -n '/why it is slow (PROFILE=1/{n;p;q}' | sed 's/^ *//'
+    awk '/why it is slow \(PROFILE=1/ { on = 1; next }
+         on && /^    [^ ]/ { if (got) exit; got = 1; s = substr($0, 5); next }
+         on && got && /^      / { sub(/^ +/, ""); s = s " " $0; next }
+         on && got { exit }
+         END { print s }'
 }
 judge() {  # NAME EXPECTED SENTENCE
   printf '%-30s %s\n' "$1" "$3"

@@ -86,13 +86,34 @@ ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t s
   return p;
 }
 
+namespace {
+// A sentence on lines of at most `width` characters: the first after `indent`, the rest two
+// spaces further in (so that each sentence's start shows, to a reader and to a script).
+void print_wrapped(std::FILE* out, const std::string& text, const std::string& indent, size_t width) {
+  std::string line;
+  size_t from = 0, printed = 0;
+  while (from < text.size()) {
+    size_t to = text.find(' ', from);
+    if (to == std::string::npos) to = text.size();
+    const std::string word = text.substr(from, to - from);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      std::fprintf(out, "%s%s\n", (printed++ ? indent + "  " : indent).c_str(), line.c_str());
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    from = to + 1;
+  }
+  if (!line.empty()) std::fprintf(out, "%s%s\n", (printed ? indent + "  " : indent).c_str(), line.c_str());
+}
+}  // namespace
+
 void print_profile(std::FILE* out, const ProfileSection& p) {
   std::fprintf(out, "\n  why it is slow (PROFILE=1, size %s)\n", p.shape.text().c_str());
   if (!p.ran) {
     std::fprintf(out, "    not profiled: %s\n", p.problem.c_str());
     return;
   }
-  for (const auto& s : p.digest.sentences) std::fprintf(out, "    %s\n", s.c_str());
+  for (const auto& s : p.digest.sentences) print_wrapped(out, s, "    ", 96);
   std::fprintf(out, "\n    %-38s %-14s %s\n", "figure", "yours", "reference");
   for (const auto& r : p.digest.table)
     std::fprintf(out, "    %-38s %-14s %s\n", r.figure.c_str(), r.yours.c_str(), r.reference.c_str());
