@@ -47,6 +47,7 @@ OneRun profile_once(const LabSuite& suite, const std::string& program, const Che
   }
   runner_finish();
   for (const auto& note : take_profile_notes()) {
+    // CUDALAB_PROFILE_DEBUG=1: the raw notes on stderr, for whoever changes the emulator's counting.
     if (std::getenv("CUDALAB_PROFILE_DEBUG")) std::fprintf(stderr, "%s\n", note.c_str());
     if (auto k = parse_profile_note(note)) run.figures.kernels.push_back(*k);
   }
@@ -108,7 +109,8 @@ void print_wrapped(std::FILE* out, const std::string& text, const std::string& i
 }  // namespace
 
 void print_profile(std::FILE* out, const ProfileSection& p) {
-  std::fprintf(out, "\n  why it is slow (PROFILE=1, size %s)\n", p.shape.text().c_str());
+  if (p.shape.dims.empty()) std::fprintf(out, "\n  why it is slow (PROFILE=1)\n");
+  else std::fprintf(out, "\n  why it is slow (PROFILE=1, size %s)\n", p.shape.text().c_str());
   if (!p.ran) {
     std::fprintf(out, "    not profiled: %s\n", p.problem.c_str());
     return;
