@@ -184,9 +184,9 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   if (y.lanes_possible > 0 && y_lane <= 0.7 && y_lane <= 0.6 * r_lane) {
     const LineFigures* l = worst_line(*in.yours, any_access, Worst::Lanes);
     Finding f{"divergence", r_lane / std::max(y_lane, 1e-3)};
-    f.first = how + ": divergent warps are the limiter, " + at(l) + ": on average " +
+    f.first = how + ": divergent warps are the limiter, " + at(l) + ": a warp has on average " +
               num(l ? 32 * ratio(l->lanes, l->lanes_possible) : 32 * y_lane) +
-              " of a warp's 32 lanes take part there, and the idle ones wait for them.";
+              " of its 32 lanes busy there, and the idle ones wait for them.";
     f.beside = "Over the run " + pct(y_lane) + " of the lanes are busy at your memory instructions; the reference "
                "solution's " + pct(r_lane) + ".";
     f.action = "Give the work to consecutive threads, so that whole warps are busy or idle together: `tid < s` "
