@@ -136,9 +136,9 @@ endif
 # build/<backend>/check/labN directly.
 finish_lab = s=$$?; [ $$s -eq 0 ] || { $(call quiet_stop,$$s); }
 $(addprefix lab,$(LABS)): lab%: build/$(BACKEND)/check/lab% build/$(BACKEND)/labs/lab%-runner
-	@$(RUN_PREFIX) ./build/$(BACKEND)/check/lab$* --runner build/$(BACKEND)/labs/lab$*-runner $(ARGS); $(finish_lab)
+	@$(RUN_PREFIX) ./build/$(BACKEND)/check/lab$* --runner build/$(BACKEND)/labs/lab$*-runner $(ARGS); $(finish_lab)$(call profile_after_lab,$*,labs)
 $(addprefix solution,$(LABS)): solution%: build/$(BACKEND)/check/lab% build/$(BACKEND)/solutions/lab%-runner
-	@$(RUN_PREFIX) ./build/$(BACKEND)/check/lab$* --runner build/$(BACKEND)/solutions/lab$*-runner $(ARGS); $(finish_lab)
+	@$(RUN_PREFIX) ./build/$(BACKEND)/check/lab$* --runner build/$(BACKEND)/solutions/lab$*-runner $(ARGS); $(finish_lab)$(call profile_after_lab,$*,solutions)
 
 # What `make test` and `make grade` need (tools/deps.sh checks each by building a program with
 # it, installs what is missing when root or sudo needs no password, else prints the command).

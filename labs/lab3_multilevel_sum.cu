@@ -74,6 +74,12 @@
 //      make lab3 ARGS="--only b1024_squared_plus_one"
 //      make lab3 ARGS="--size 3000000"    check and time one size of your choice
 //      make lab3 ARGS="--seed 42"         replay a run with the same inputs
+//      make lab3 PROFILE=1                after the timing: why it is slow, beside the reference
+//  PROFILE=1's first sentence names what limits your kernel and the line or launch behind it
+//  (uncoalesced accesses, bank conflicts, divergent warps, atomics on one address, too few
+//  blocks, narrow loads, low occupancy); the table under it puts your figures beside the
+//  reference solution's. The CPU backend estimates them for an H100 by counting every access
+//  your threads make; on a GPU, Nsight Compute measures them.
 //      make solution3                     the reference solution, for comparison
 //
 //  WHAT THE CHECKS MEAN

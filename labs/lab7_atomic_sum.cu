@@ -79,6 +79,12 @@
 //      make lab7                          build, check, then time your code
 //      make lab7 ARGS="--only warp_plus_one"
 //      make lab7 ARGS="--size 3000000"    check and time one size of your choice
+//      make lab7 PROFILE=1                after the timing: why it is slow, beside the reference
+//  PROFILE=1's first sentence names what limits your kernel and the line or launch behind it
+//  (uncoalesced accesses, bank conflicts, divergent warps, atomics on one address, too few
+//  blocks, narrow loads, low occupancy); the table under it puts your figures beside the
+//  reference solution's. The CPU backend estimates them for an H100 by counting every access
+//  your threads make; on a GPU, Nsight Compute measures them.
 //      make solution7                     the reference solution, for comparison
 //
 //  WHAT THE CHECKS MEAN

@@ -78,6 +78,12 @@
 //      make lab8                          build, check, then time your code
 //      make lab8 ARGS="--only ties_at_kth"
 //      make lab8 ARGS="--size 1000000"    check and time one size of your choice
+//      make lab8 PROFILE=1                after the timing: why it is slow, beside the reference
+//  PROFILE=1's first sentence names what limits your kernel and the line or launch behind it
+//  (uncoalesced accesses, bank conflicts, divergent warps, atomics on one address, too few
+//  blocks, narrow loads, low occupancy); the table under it puts your figures beside the
+//  reference solution's. The CPU backend estimates them for an H100 by counting every access
+//  your threads make; on a GPU, Nsight Compute measures them.
 //      make solution8                     the reference solution, for comparison
 //
 //  WHAT THE CHECKS MEAN

@@ -66,6 +66,12 @@ CPU_CODE_race := -O1 -g -DCUDALAB_CPU_RACE=1
 CPU_LAB_race := -O1 -g -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__
 CPU_EMU_race := -O2 -g -DCUDALAB_CPU_RACE=1
 CPU_LINK_race :=
+# PROFILE=1 (issue 31): lab code calls the same hooks as the race build's, which profile.cpp
+# defines instead to count warp requests (harness/runner/emulator/profile.h); -O1 as there.
+CPU_CODE_profile := -O1 -g -DCUDALAB_CPU_PROFILE=1
+CPU_LAB_profile := $(CPU_LAB_race)
+CPU_EMU_profile := -O2 -g -DCUDALAB_CPU_PROFILE=1
+CPU_LINK_profile :=
 # Boost.Context: the system's, or the copy tools/deps.sh unpacked into build/deps/local for a
 # user who may not install it (static, so the runners need nothing at run time). Expanded when
 # a recipe runs, after cpu-deps has made that copy.
@@ -113,7 +119,7 @@ define cpu_variant_rules
 # (Quiet where the build folder is read-only, as in the grader's jail: its flags were written when
 # the grader built it, and a student reads no shell complaint of the build system's in feedback.)
 $$(shell { mkdir -p $(2) && echo '$(CPU_CODE_$(1)) | $(CPU_LAB_$(1)) | $(CPU_EMU_$(1))' > $(2)/flags.new && \
-  if [ ! -f $(2)/flags ]; then mv $(2)/flags.new $(2)/flags; $(if $(filter race,$(1)),:,touch -d @0 $(2)/flags); \
+  if [ ! -f $(2)/flags ]; then mv $(2)/flags.new $(2)/flags; $(if $(filter race profile,$(1)),:,touch -d @0 $(2)/flags); \
   elif ! cmp -s $(2)/flags.new $(2)/flags; then mv $(2)/flags.new $(2)/flags; fi; rm -f $(2)/flags.new; } 2>/dev/null)
 $(2)/obj/%.o: harness/%.cpp $(2)/flags | cpu-deps
 	@mkdir -p $$(@D)
@@ -152,6 +158,7 @@ endef
 $(eval $(call cpu_variant_rules,plain,$(CPU_OUT)))
 $(eval $(call cpu_variant_rules,asan,$(CPU_OUT)/asan))
 $(eval $(call cpu_variant_rules,race,$(CPU_OUT)/race))
+$(eval $(call cpu_variant_rules,profile,$(CPU_OUT)/profile))
 
 # The checker: plain g++, no CUDA headers at all.
 $(CPU_OUT)/checker/%.o: harness/%.cpp

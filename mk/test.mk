@@ -14,7 +14,8 @@ TEST_CXX := g++ -std=c++20 -O1 -Wall -Wextra -Wno-restrict -Iharness/include -Ih
 # the unit tests compiled the same files a second time (14 s of make test's CPU on 2 cores).
 UNIT_CHECK := core/options judging/tolerance judging/diagnose timing/stats report/json_writer report/run_record_json \
               core/shape core/cause judging/sum_reference calls/sanitizer_digest timing/timing_bound calls/runner_words \
-              timing/gpu_gate judging/index_width judging/matrix_reference judging/topk_reference
+              timing/gpu_gate judging/index_width judging/matrix_reference judging/topk_reference \
+              profile/profile_figures profile/profile_digest profile/ncu_figures
 UNIT_WIRE := random protocol
 UNIT_OBJS := $(patsubst %,$(CPU_OUT)/checker/checker/%.o,$(UNIT_CHECK)) $(patsubst %,$(CPU_OUT)/checker/wire/%.o,$(UNIT_WIRE)) \
              $(patsubst tests/unit/%.cpp,$(TEST_OUT)/unit/%.o,$(wildcard tests/unit/*.cpp))

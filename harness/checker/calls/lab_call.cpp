@@ -16,6 +16,7 @@
 #include "printable.h"
 #include "refused_syscall.h"
 #include "runner_session.h"
+#include "checker/profile/profile_notes.h"
 #include "runner_words.h"
 #include "device_inputs.h"
 #include "checker/judging/diagnose.h"
@@ -348,6 +349,7 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
   std::vector<std::string> buffers;
   for (const auto& b : q.buffers) buffers.push_back(b.name);
   res.notes = notes_in_checker_words(reply.notes, reply.launches, lab_source(), buffers);
+  keep_profile_notes(reply.notes);  // PROFILE=1's counts: numbers for advice, never these notes' words
   if (!reply.refused_copy.call.empty()) res.notes.insert(res.notes.begin(), refused_copy_note(reply.refused_copy));
   if (reply.outcome != wire::Outcome::Ok) {
     const std::string message = failure_message(reply, function, lab_source());

@@ -97,6 +97,9 @@ Options parse_options(int argc, const char* const* argv) {
     else if (arg == "--timing-trace") o.timing_trace = true;
     else if (arg == "--largest") o.largest = parse_unsigned(need_value(), "--largest");
     else if (arg == "--all") o.all = true;
+    else if (arg == "--profile-runner") o.profile_runner = need_value();
+    else if (arg == "--profile-reference") o.profile_reference = need_value();
+    else if (arg == "--profile-size") o.profile_size = parse_size(need_value());
     else if (arg == "--list") o.list = true;
     else if (arg == "--help" || arg == "-h") o.help = true;
     else throw UsageError{"unknown option '" + std::string(argv[i]) + "' (see --help)"};
@@ -145,6 +148,9 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "  --hidden-checks IDS  the grader's hidden checks (comma-separated): they run last, and\n"
     << "                 the report carries nothing the runner wrote in its own words\n"
     << "  --source PATH  the lab file the runner was built from (the grader passes it)\n"
+    << "  --profile-runner R --profile-reference S  after the checks, why it is slow: your\n"
+    << "                 profile runner's counts beside the reference's (make labN PROFILE=1)\n"
+    << "  --profile-size S  the size profiled (default: the lab's own, small enough to emulate)\n"
     << "  --help         this text\n\n"
     << "exit status: 0 all checks passed, 1 a check failed, 2 bad usage,\n             3 the GPU context was lost, 4 no usable GPU\n";
   return s.str();

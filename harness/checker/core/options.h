@@ -42,6 +42,11 @@ struct Options {
   // The grader's emulator run asks for the small ones: they show barrier divergence and races
   // as well as the large ones do, at a fraction of the emulator's time.
   uint64_t largest = 0;
+  // PROFILE=1 on the CPU backend (issue 31): after the checks, the lab's function is called once
+  // more in each of two profile runners (yours, the reference solution's) at --profile-size (or the
+  // lab's profile size), and their counts are digested into "why it is slow". Advice, no verdict.
+  std::string profile_runner, profile_reference;
+  std::optional<std::vector<size_t>> profile_size;
 };
 
 // Parses argv. Throws UsageError with a message naming the problem and the fix.

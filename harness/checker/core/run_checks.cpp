@@ -21,6 +21,7 @@
 #include "checker/calls/sanitizer_digest.h"
 #include "checker/report/report_channel.h"
 #include "checker/report/run_record.h"
+#include "checker/profile/profile_run.h"
 #include "checker/report/terminal_report.h"
 #include "checker/timing/gpu_gate.h"
 #include "checker/timing/timing_trace.h"
@@ -683,6 +684,15 @@ int run_lab(int argc, char** argv) {
   rec.timing.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_start).count();
   out.timing(rec.timing);
   runner_finish();
+  // PROFILE=1: why it is slow, after the verdict (advice only: nothing below changes the exit status).
+  if (!opt.profile_runner.empty() && !opt.profile_reference.empty()) {
+    ProfileSection profile;
+    if (rec.count(Status::Pass) + rec.count(Status::Skipped) == rec.checks.size() && rec.device.usable)
+      profile = run_profile(suite, opt, rec.seed);
+    else
+      profile.problem = "a check did not pass, and speed comes after a right answer";
+    print_profile(stdout, profile);
+  }
   return report_and_exit_status(opt, rec, runner_problem, context_lost);
 }
 

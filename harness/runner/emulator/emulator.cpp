@@ -20,6 +20,9 @@
 #if defined(CUDALAB_CPU_RACE)
 #include "race.h"
 #endif
+#if defined(CUDALAB_CPU_PROFILE)
+#include "profile.h"
+#endif
 
 #include <setjmp.h>
 #include <ucontext.h>
@@ -350,6 +353,12 @@ void race_runs(Fiber* f) {
   if (f && f->tid >= 0) race::run_thread(unsigned(f->tid), f->region + kPage, f->region_size - kPage);
   else race::t_current = nullptr;
 }
+#elif defined(CUDALAB_CPU_PROFILE)
+// PROFILE=1: the profile build's counters need the same to tell a thread's accesses apart.
+void race_runs(Fiber* f) {
+  if (f && f->tid >= 0) profile::run_thread(f->tid, f->region + kPage, f->region_size - kPage);
+  else profile::run_thread(-1, nullptr, 0);
+}
 #else
 void race_runs(Fiber*) {}
 #endif
@@ -565,6 +574,9 @@ bool release_barrier(Worker& w) {
 #if defined(CUDALAB_CPU_RACE)
   race::barrier();
 #endif
+#if defined(CUDALAB_CPU_PROFILE)
+  profile::barrier();
+#endif
   make_ready_in_schedule_order(w, waiting);
   return true;
 }
@@ -702,8 +714,14 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
 #if defined(CUDALAB_CPU_RACE)
   race::block_begin(b, w.n, w.smem, L.smem);
 #endif
+#if defined(CUDALAB_CPU_PROFILE)
+  profile::block_begin(b, w.n, w.smem, L.smem);
+#endif
 
   if (Fiber* first = pick_next(w)) switch_to(w, nullptr, first);
+#if defined(CUDALAB_CPU_PROFILE)
+  profile::block_end();
+#endif
   // Back here when no thread of the block can run: all done, or stuck (already diagnosed).
 
   if (w.live > 0) {
@@ -1036,6 +1054,9 @@ std::vector<std::string> take_notes(bool quiet_from_now) {
 #endif
   std::vector<std::string> out;
   out.swap(g_notes);
+#if defined(CUDALAB_CPU_PROFILE)
+  for (auto& n : profile::take_notes()) out.push_back(std::move(n));
+#endif
   return out;
 }
 
@@ -1050,6 +1071,9 @@ void prepare_for_lockdown() {
   configured_workers();
 #if defined(CUDALAB_CPU_RACE)
   race::prepare_reports();
+#endif
+#if defined(CUDALAB_CPU_PROFILE)
+  profile::prepare_reports();
 #endif
 }
 
@@ -1123,9 +1147,15 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
 #if defined(CUDALAB_CPU_RACE)
   race::launch_begin(grid.x, grid.y, block.x, block.y, block.z);
 #endif
+#if defined(CUDALAB_CPU_PROFILE)
+  profile::launch_begin(blocks, L.threads, L.body.obj);
+#endif
   run_on_pool(L);
 #if defined(CUDALAB_CPU_RACE)
   note_races(race::launch_end(kernel_text(L)));
+#endif
+#if defined(CUDALAB_CPU_PROFILE)
+  profile::launch_end(site.kernel, site.file, site.line, grid.x, grid.y, grid.z, L.threads, smem);
 #endif
   const std::string slack = detail::kernels_end();
   threadIdx = saved_t, blockIdx = saved_b, blockDim = saved_bd, gridDim = saved_gd;

@@ -29,6 +29,7 @@
 #include <unordered_map>
 
 #include "emulator.h"
+#include "source_line.h"
 
 extern __thread uint3 threadIdx;
 
@@ -338,30 +339,11 @@ void warp_sync(unsigned warp) { t_blk->warp_clock[warp] = ++t_blk->clock; }
 // ---- Reports, in words --------------------------------------------------------------------
 namespace {
 
-backtrace_state* symbols() {
-  static backtrace_state* state = backtrace_create_state(nullptr, 1, nullptr, nullptr);
-  return state;
-}
+backtrace_state* symbols() { return program_symbols(); }
 
-// The line an access was made at: the innermost frame (inlined ones included) in the lab's own
-// code, not in the backend's headers (an atomicAdd's access is made inside cuda_runtime.h).
-struct Place {
-  std::string file = "?";
-  int line = 0;
-  bool own = false;
-};
-int on_frame(void* data, uintptr_t, const char* file, int line, const char*) {
-  auto* p = static_cast<Place*>(data);
-  if (!file || line <= 0) return 0;
-  const bool own = std::strncmp(file, "/usr/", 5) != 0 && !std::strstr(file, "harness/runner/emulator/include");
-  if (own || p->line == 0) *p = Place{file, line, own};
-  return own;  // non-zero stops the walk
-}
-Place place_of(uint64_t a) {
-  Place p;
-  if (symbols()) backtrace_pcinfo(symbols(), uintptr_t(pc_of(a)) - 1, on_frame, [](void*, const char*, int) {}, &p);
-  return p;
-}
+// The line an access was made at (source_line.h: the lab's own innermost frame).
+using Place = SourceLine;
+Place place_of(uint64_t a) { return source_line_of(uintptr_t(pc_of(a))); }
 
 std::string thread_words(unsigned tid) {
   if (g_block_y == 1 && g_block_z == 1) return "thread " + std::to_string(tid);

@@ -536,7 +536,12 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->major = 8;
   p->minor = 0;
   p->textureAlignment = 512;
+#if defined(CUDALAB_CPU_PROFILE)
+  // PROFILE=1 estimates what an H100 would do: a grid sized from the SM count must be sized for it.
+  p->multiProcessorCount = 132;
+#else
   p->multiProcessorCount = cudalab_cpu::control::worker_count();
+#endif
   p->maxThreadsPerMultiProcessor = 2048;
   p->maxBlocksPerMultiProcessor = 32;
   p->l2CacheSize = 4 * 1024 * 1024;

@@ -1,0 +1,54 @@
+// What the profile counted, as the checker holds it: per kernel, per source line, the warp
+// requests a GPU would make (issue 31). Both backends fill the same figures: the CPU backend's
+// emulator from its counts (its notes, parse_profile_note), a GPU's from Nsight Compute
+// (ncu_figures.h). Everything here came from a process that ran student code: numbers are
+// checked for range, names and places are shown only as the lab file has them, and nothing
+// here ever decides a verdict or a point.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+enum class AccessKind { GlobalLoad, GlobalStore, GlobalAtomic, SharedLoad, SharedStore, SharedAtomic };
+
+// One source line's requests of one kind, over a run of the lab's function.
+struct LineFigures {
+  std::string place;  // "labs/lab4_transpose.cu:57", as the runner said it (checked before shown)
+  AccessKind kind = AccessKind::GlobalLoad;
+  double requests = 0;        // warp requests
+  double lanes = 0;           // lanes that took part, summed over the requests
+  double lanes_possible = 0;  // the lanes their warps had
+  double units = 0;           // global: 32-byte sectors; shared: wavefronts
+  double ideal_units = 0;     // the fewest that could serve the same bytes
+  double bytes = 0;           // bytes the lanes asked for
+};
+
+struct KernelFigures {
+  std::string name;
+  std::string place;  // its launch
+  double launches = 0, blocks = 0;
+  double largest_grid = 0;  // blocks of its largest launch
+  double threads = 0;       // threads per block of that launch
+  double dynamic_smem = 0, static_smem = 0;  // bytes per block
+  double registers = 0;     // per thread; 0 when not known (the CPU backend)
+  double barriers = 0;      // block-wide barriers passed, over all its blocks
+  double atomic_ops = 0;    // global atomics (lanes)
+  double atomic_most_on_one = 0;  // the most of them on one address
+  std::vector<LineFigures> lines;
+  // Measured on a GPU (Nsight Compute), absent on the CPU backend.
+  std::optional<double> dram_pct, achieved_occupancy_pct;
+  std::string top_stall;  // the stall reason with the most samples ("long scoreboard", ...)
+};
+
+struct ProfileFigures {
+  std::vector<KernelFigures> kernels;
+  std::string problem;  // why there are none ("" when there are)
+};
+
+// One note of the CPU backend's profile build ("cudalab: profile kernel ..."); nullopt when the
+// line is not one, or does not read as one (the runner shares a process with student code).
+std::optional<KernelFigures> parse_profile_note(const std::string& note);
+
+}  // namespace cudalab

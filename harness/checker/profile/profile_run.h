@@ -1,0 +1,30 @@
+// PROFILE=1 on the CPU backend (issue 31): the lab's function called once more in two profile
+// runners, the student's and the reference solution's, at a size small enough to emulate; their
+// counts read (profile_figures.h) and digested (profile_digest.h) into the report's last section.
+#pragma once
+#include <cstdio>
+#include <string>
+
+#include "checker/core/options.h"
+#include "checker/core/suite.h"
+#include "profile_digest.h"
+
+namespace cudalab {
+
+struct ProfileSection {
+  bool ran = false;
+  std::string problem;  // why there is no digest ("" when there is one)
+  Shape shape;
+  ProfileDigest digest;
+};
+
+// The size a lab is profiled at on the CPU backend: large enough to launch more blocks than an
+// H100 has SMs, small enough to emulate with every access counted in a second or two.
+Shape profile_shape(int lab);
+
+// Runs the two profile runners named in opt (after the checks: the checks' runner is finished).
+ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t seed);
+
+void print_profile(std::FILE* out, const ProfileSection& p);
+
+}  // namespace cudalab

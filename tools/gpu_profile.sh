@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# PROFILE=1 on a GPU (issue 31): Nsight Compute (ncu, from the CUDA Toolkit) over a lab file's
+# kernels and the reference solution's, at the lab's timed size, digested by build/cpu/check/
+# profile-ncu into the same sentences the CPU backend gives, marked "measured".
+#
+#   tools/gpu_profile.sh --lab N --runner R --reference S   one lab (make labN PROFILE=1 runs this)
+#   tools/gpu_profile.sh --variants                         every known-slow variant in tests/profile/
+#       and every reference, on the GPU and on the CPU backend: a table of variant x first sentence,
+#       one diagnosis in full on both backends, and the wall time of `make lab3 PROFILE=1`.
+#       Run from the repository's root on a GPU machine (root, or a user allowed the GPU's
+#       performance counters); everything it needs is built by make. Logs go to $OUT (/tmp/cudalab-profile).
+#
+# ncu runs the checker with --size (the timed size) and --no-timing: one check, whose call's
+# kernels it replays for every metric. The runner's system-call filter is off for it
+# (CUDALAB_SYSCALL_FILTER=off): ncu's injected library talks to ncu over a socket.
+set -u
+OUT=${OUT:-/tmp/cudalab-profile}
+mkdir -p "$OUT"
+NCU=${NCU:-$(command -v ncu || ls /usr/local/cuda/bin/ncu /usr/local/cuda/nsight-compute-*/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)}
+DIGEST=build/cpu/check/profile-ncu
+
+# The timed size of each lab (harness/labs/labN/timing.cpp) and its element count.
+timed_size() {
+  case $1 in
+    2) echo 1048576 ;;
+    4) echo 10000x10000 ;;
+    5 | 9) echo 2048x2048x2048 ;;
+    6) echo 268435456 ;;
+    *) echo 67108864 ;;
+  esac
+}
+elements() { echo "$1" | awk -Fx '{ e = 1; for (i = 1; i <= NF; i++) e *= $i; printf "%.0f\n", e }'; }
+
+# A few metrics per question; a name this ncu or GPU does not know is left out (ncu refuses a
+# whole run for one unknown metric). The sections add occupancy, Source Counters' ideal sectors
+# and the sampled stall reasons.
+WANTED="dram__throughput.avg.pct_of_peak_sustained_elapsed
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+smsp__inst_executed_op_shared_ld.sum smsp__inst_executed_op_shared_st.sum
+l1tex__t_requests_pipe_lsu_mem_global_op_red.sum l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum
+smsp__thread_inst_executed_per_inst_executed.ratio sm__warps_active.avg.pct_of_peak_sustained_active
+smsp__inst_executed_op_barrier.sum launch__grid_size launch__block_size launch__registers_per_thread
+launch__shared_mem_per_block_static launch__shared_mem_per_block_dynamic
+launch__occupancy_limit_registers launch__occupancy_limit_shared_mem launch__occupancy_limit_warps launch__occupancy_limit_blocks"
+metrics_known() {
+  local known
+  known=$("$NCU" --query-metrics 2>/dev/null | awk '{ print $1 }')
+  local kept=()
+  for m in $WANTED; do
+    if printf '%s\n' "$known" | grep -qx -- "${m%%.*}"; then kept+=("$m"); else echo "  (ncu here has no metric ${m%%.*}: left out)" >&2; fi
+  done
+  (IFS=,; echo "${kept[*]}")
+}
+
+# ncu over one runner: $1 lab, $2 runner, $3 output base. Leaves $3.csv (raw page) and $3.log.
+profile_runner() {
+  local size
+  size=$(timed_size "$1")
+  local extra=()
+  [ -n "$METRICS" ] && extra=(--metrics "$METRICS")
+  CUDALAB_SYSCALL_FILTER=off "$NCU" --target-processes all -f -o "$3" \
+    --section LaunchStats --section Occupancy --section SourceCounters --section WarpStateStats \
+    "${extra[@]}" "build/cuda/check/lab$1" --runner "$2" --size "$size" --no-timing --seed 1 >"$3.log" 2>&1
+  "$NCU" --import "$3.ncu-rep" --csv --page raw --print-units base >"$3.csv" 2>>"$3.log"
+}
+
+# The digest of a runner against the reference: $1 lab, $2 runner, $3 reference, $4 name; extra
+# arguments go to profile-ncu (--first-sentence).
+digest() {
+  local lab=$1 runner=$2 reference=$3 name=$4
+  shift 4
+  profile_runner "$lab" "$runner" "$OUT/$name" || { echo "not profiled: ncu failed ($OUT/$name.log)"; return 1; }
+  [ -f "$OUT/ref$lab.csv" ] || profile_runner "$lab" "$reference" "$OUT/ref$lab" ||
+    { echo "not profiled: ncu failed on the reference ($OUT/ref$lab.log)"; return 1; }
+  "$DIGEST" --elements "$(elements "$(timed_size "$lab")")" --yours "$OUT/$name.csv" --reference "$OUT/ref$lab.csv" "$@"
+}
+
+need_ncu() {
+  [ -n "$NCU" ] && [ -x "$NCU" ] && return 0
+  echo "  why it is slow: not profiled: Nsight Compute (ncu) is not here; it comes with the CUDA Toolkit (or set NCU=/path/to/ncu)"
+  return 1
+}
+
+one_lab() {
+  local lab=$1 runner=$2 reference=$3
+  echo
+  echo "  why it is slow (PROFILE=1, measured with Nsight Compute at size $(timed_size "$lab"))"
+  need_ncu || return 0
+  make --no-print-directory -s BACKEND=cpu "$DIGEST" || return 1
+  METRICS=$(metrics_known)
+  rm -f "$OUT/ref$lab.csv"
+  digest "$lab" "$runner" "$reference" "lab$lab"
+}
+
+variants() {
+  need_ncu || exit 1
+  echo "== building (GPU runners of the references and variants, the CPU backend's profile runners)"
+  local labs
+  labs=$(ls tests/profile/lab*_*.cu | sed 's|.*/lab\([0-9]*\)_.*|\1|' | sort -u)
+  for lab in $labs; do
+    make --no-print-directory -s BACKEND=cuda "build/cuda/check/lab$lab" "build/cuda/solutions/lab$lab-runner" || exit 1
+  done
+  for src in tests/profile/lab*_*.cu; do
+    local name lab
+    name=$(basename "$src" .cu)
+    lab=${name#lab}; lab=${lab%%_*}
+    make --no-print-directory -s BACKEND=cuda lab-runner LAB="$lab" SRC="$src" OUT="build/cuda/profile-variants/$name" || exit 1
+  done
+  make --no-print-directory -s BACKEND=cpu test-profile >"$OUT/cpu-variants.txt" 2>&1
+  make --no-print-directory -s BACKEND=cpu "$DIGEST" || exit 1
+  METRICS=$(metrics_known)
+  rm -f "$OUT"/ref*.csv
+
+  echo
+  echo "== variant x first sentence, measured on this GPU ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1))"
+  local fail=0
+  for src in tests/profile/lab*_*.cu; do
+    local name lab want got
+    name=$(basename "$src" .cu)
+    lab=${name#lab}; lab=${lab%%_*}
+    want=$(sed -n 's|^// expect-first: *||p' "$src")
+    got=$(digest "$lab" "build/cuda/profile-variants/$name" "build/cuda/solutions/lab$lab-runner" "$name" --first-sentence)
+    case "$got" in *"$want"*) verdict=PASS ;; *) verdict=FAIL; fail=1 ;; esac
+    printf '%s %-28s %s\n' "$verdict" "$name" "$got"
+  done
+  for lab in $labs; do
+    got=$(digest "$lab" "build/cuda/solutions/lab$lab-runner" "build/cuda/solutions/lab$lab-runner" "solution$lab" --first-sentence)
+    case "$got" in *"nothing stands out"*) verdict=PASS ;; *) verdict=FAIL; fail=1 ;; esac
+    printf '%s %-28s %s\n' "$verdict" "solution $lab (reference)" "$got"
+  done
+
+  echo
+  echo "== the same variants on the CPU backend (make test-profile)"
+  grep -v '^PASS\|^FAIL\|^==' "$OUT/cpu-variants.txt"
+  grep -c '^PASS' "$OUT/cpu-variants.txt" | sed 's/$/ passed on the CPU backend/'
+
+  echo
+  echo "== lab 4's unpadded tile in full, GPU then CPU backend"
+  digest 4 build/cuda/profile-variants/lab4_unpadded_tile build/cuda/solutions/lab4-runner lab4_unpadded_tile
+  build/cpu/check/lab4 --runner build/cpu/profile/variants/lab4_unpadded_tile --largest 1 --no-timing \
+    --profile-runner build/cpu/profile/variants/lab4_unpadded_tile --profile-reference build/cpu/profile/solutions/lab4-runner |
+    sed -n '/why it is slow/,$p'
+
+  echo
+  echo "== make solution3 PROFILE=1 on the GPU, wall time (built beforehand)"
+  make --no-print-directory -s BACKEND=cuda build/cuda/check/lab3 build/cuda/solutions/lab3-runner >/dev/null
+  local start end
+  start=$(date +%s.%N)
+  make --no-print-directory BACKEND=cuda solution3 PROFILE=1 >"$OUT/solution3-profile.txt" 2>&1
+  end=$(date +%s.%N)
+  sed -n '/why it is slow/,$p' "$OUT/solution3-profile.txt"
+  echo "make solution3 PROFILE=1: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s (the checks, the timing and both ncu runs)"
+  return $fail
+}
+
+case "${1:-}" in
+  --variants) variants ;;
+  --lab)
+    lab=$2 runner="" reference=""
+    shift 2
+    while [ $# -gt 0 ]; do
+      case $1 in
+        --runner) runner=$2; shift 2 ;;
+        --reference) reference=$2; shift 2 ;;
+        *) echo "unknown option $1"; exit 2 ;;
+      esac
+    done
+    one_lab "$lab" "$runner" "$reference"
+    ;;
+  *) sed -n '2,12p' "$0"; exit 2 ;;
+esac
