@@ -554,7 +554,7 @@ static void keep_timing_trace(const GradingContext& ctx, const std::string& run_
 void time_student(const GradingContext& ctx, const Built& built, StudentResult& r, const std::string& gpu,
                   const fs::path& gate, TimingRun kind, const std::string& folder) {
   const auto t0 = std::chrono::steady_clock::now();
-  PhaseTimer step(ctx.clock, kind == TimingRun::Anchor ? "timing: reference anchors" : "timing");
+  PhaseTimer step(ctx.clock, on_gpu(kind == TimingRun::Anchor ? "timing: reference anchors" : "timing", gpu));
   const fs::path dir = ctx.work / r.student, run_dir = dir / folder;
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
   std::vector<std::string> args = {"--seed", std::to_string(r.seed), "--timing-only"};
@@ -790,7 +790,7 @@ StudentResult run_and_finish(const GradingContext& ctx, const Built& built, cons
   fresh_dir(run_dir, student_uid(ctx, built.index), 0700);
   std::vector<std::string> args = check_args(ctx, r, dir, ctx.check_timeout);
   if (!with_timing) args.push_back("--no-timing");
-  std::optional<PhaseTimer> step(std::in_place, ctx.clock, with_timing ? "checks and timing" : "checks");
+  std::optional<PhaseTimer> step(std::in_place, ctx.clock, on_gpu(with_timing ? "checks and timing" : "checks", gpu));
   LabRun run = run_checker(ctx, built.runner, dir, args, ctx.run_timeout, gpu, runner_jail(ctx, built, run_dir));
   step.reset();
   note_run_output(ctx, run, dir, r);

@@ -31,6 +31,12 @@ class PhaseClock {
   std::map<std::string, Step> steps_;
 };
 
+// A step's name for the run on `gpu` ("checks (GPU 1)"): the class report then shows whether the
+// GPUs shared the work. The CPU backend's runs (no GPU) keep the plain name.
+inline std::string on_gpu(const std::string& step, const std::string& gpu) {
+  return gpu.empty() ? step : step + " (GPU " + gpu + ")";
+}
+
 // Times a scope into a PhaseClock (none: nothing is recorded).
 class PhaseTimer {
  public:

@@ -537,6 +537,38 @@ def similar_groups(pairs):
     return sorted((sorted(g) for g in members.values()), key=lambda g: (-len(g), g))
 
 
+def time_section(s):
+    """Where the grading's time went, step by step (summary.json's time_by_step: the grader's
+    PhaseClock). A step on a GPU is named with it ("checks (GPU 0)"), so the table shows whether
+    the GPUs shared the work. "busy" adds every run's seconds (runs overlap across students);
+    "wall" runs from the step's first start to its last end."""
+    steps = as_dict(s.get("time_by_step"))
+    rows = []
+    for name, step in steps.items():
+        step = as_dict(step)
+        runs, busy, wall = number(step.get("runs")), number(step.get("busy_seconds")), number(step.get("wall_seconds"))
+        if runs is None or busy is None or wall is None or runs <= 0:
+            continue
+        rows.append((str(name), runs, busy, wall))
+    total = number(s.get("seconds"))
+    title = "Where the grading's time went" + (f": {total:.0f} s" if total is not None else "")
+    if not rows:
+        return section("time", title, "<p>No step times in summary.json.</p>")
+    rows.sort(key=lambda r: -r[3])
+    longest = rows[0][3] or 1
+    body = ['<p>Each step of every student\'s grading, in the grader\'s own clock: <em>busy</em> adds the '
+            'runs\' seconds (they overlap across students), <em>wall</em> is from the first run\'s start to '
+            'the last one\'s end. Steps on a GPU carry its name.</p>',
+            '<table class="time"><thead><tr><th>step</th><th class=num>runs</th><th class=num>each (s)</th>'
+            '<th class=num>busy (s)</th><th class=num>wall (s)</th><th></th></tr></thead><tbody>']
+    for name, runs, busy, wall in rows:
+        body.append(f'<tr><td>{esc(name)}</td><td class=num>{runs:g}</td><td class=num>{busy / runs:.2f}</td>'
+                    f'<td class=num>{busy:.1f}</td><td class=num>{wall:.1f}</td>'
+                    f'<td class=barcell>{bar(100 * wall / longest)}</td></tr>')
+    body.append("</tbody></table>")
+    return section("time", title, "".join(body))
+
+
 def students_section(results):
     """Every student, by name: where a score, a verdict or a reason can be looked up."""
     body = ['<table class="students"><thead><tr><th>student</th><th>pseudonym</th><th class=num>score</th>'
@@ -593,7 +625,7 @@ def render(s, sim):
     title = f"Lab {clean(s.get('lab'))} class report"
     parts = [header(s, results), distribution_section(results), checks_section(s, results),
              failures_section(s, students), speed_section(s, results), leaderboard_section(s, results),
-             similarity_section(sim), students_section(results)]
+             similarity_section(sim), time_section(s), students_section(results)]
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(title)}</title><style>{STYLE}</style></head>\n<body><main>\n" + "".join(parts) +

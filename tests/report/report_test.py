@@ -236,6 +236,10 @@ def write_class():
                                  {"reason": "rejected: asm <b>is</b> not allowed \x1b]0;owned\x07", "students": 1}],
         "failed_checks": {"hidden_odd": 2, "one_element": 1}, "reference_ms": {"gpu 0": REFERENCE_MS},
         "seconds": 123.4, "ignored_entries": [], "checks": CHECKS,
+        "time_by_step": {"checks (GPU 0)": {"runs": 4, "busy_seconds": 10.0, "wall_seconds": 6.5},
+                         "checks (GPU 1)": {"runs": 3, "busy_seconds": 7.5, "wall_seconds": 6.0},
+                         "build: compile": {"runs": 9, "busy_seconds": 18.0, "wall_seconds": 9.0},
+                         "timing (GPU 0)": {"runs": "<b>2</b>", "busy_seconds": 3.0, "wall_seconds": 3.1}},
         "speed_rule": "Full speed points at the reference's time or faster, fewer the slower, none past the naive kernel.",
         "stub": str(stub_path), "results": results,
     }
@@ -307,7 +311,7 @@ class Dom(HTMLParser):
             self.rows[self.section][-1]["cells"][-1] += data
 
     def body_rows(self, section):
-        return [r["cells"] for r in self.rows[section] if r["cells"] and r["cells"][0] not in ("#", "check", "student", "cause")]
+        return [r["cells"] for r in self.rows[section] if r["cells"] and r["cells"][0] not in ("#", "check", "student", "cause", "step")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -383,6 +387,13 @@ def main():
           f"script elements: {dom.tags['script']}, title: {dom.title!r}")
     check("\x1b" not in dom_text and "<b>" not in dom_text.replace("&lt;b&gt;", ""),
           "no escape byte and no injected markup in the page", "found in the dumped DOM")
+    steps = [r[0].strip() for r in dom.body_rows("time")]
+    check(steps == ["build: compile", "checks (GPU 0)", "checks (GPU 1)"],
+          "where the time went: one row per step, per GPU, longest wall first; a step with a bad count left out",
+          f"steps: {steps}")
+    compile_row = dom.body_rows("time")[0] if steps else []
+    check(len(compile_row) > 4 and compile_row[2].strip() == "2.00" and compile_row[4].strip() == "9.0",
+          "a step's row: 2.00 s each, 9.0 s of wall time", f"row: {compile_row}")
     bad = [t for t in ("link", "img", "iframe", "object", "embed") if dom.tags[t]] + dom.urls
     check(not bad, "the page is self-contained: no external resource", f"found: {bad}")
     check(dom.tags["svg"] >= 2, "the score distribution and the speed plot are inline SVG", f"svg: {dom.tags['svg']}")
