@@ -79,7 +79,9 @@ metrics_known() {
 profile_runner() {
   local extra=()
   [ -n "$METRICS" ] && extra=(--metrics "$METRICS")
-  CUDALAB_SYSCALL_FILTER=off "$NCU" --target-processes all -f -o "$3" --nvtx --nvtx-include "cudalab-lab/" \
+  # NVTX=0: every kernel of both processes profiled (slower; the digest still leaves the harness's out).
+  [ "${NVTX:-1}" = 0 ] || extra+=(--nvtx --nvtx-include "cudalab-lab/")
+  CUDALAB_SYSCALL_FILTER=off "$NCU" --target-processes all -f -o "$3" \
     --section LaunchStats --section Occupancy --section SourceCounters \
     "${extra[@]}" "build/cuda/check/lab$1" --runner "$2" --size "$(profile_size "$1")" --no-timing --seed 1 >"$3.log" 2>&1
   "$NCU" --import "$3.ncu-rep" --csv --page raw --print-units base >"$3.csv" 2>>"$3.log"
