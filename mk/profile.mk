@@ -52,9 +52,12 @@ PROFILE_VARIANT_LABS := $(sort $(foreach v,$(PROFILE_VARIANTS),$(call fixture_la
 .PHONY: test-profile
 TEST_TARGETS += test-profile
 test-profile: $(addprefix $(PROFILE_DIR)/variants/,$(PROFILE_VARIANTS)) \
-              $(foreach l,$(PROFILE_VARIANT_LABS),$(PROFILE_DIR)/solutions/lab$(l)-runner $(CPU_OUT)/check/lab$(l))
+              $(foreach l,$(PROFILE_VARIANT_LABS),$(PROFILE_DIR)/solutions/lab$(l)-runner $(CPU_OUT)/check/lab$(l)) \
+              $(CPU_OUT)/check/profile-ncu
 	@echo "== PROFILE=1 on the CPU backend: known-slow variants named, references quiet"
 	@tests/profile/run_variants.sh $(CPU_OUT)
+	@echo "== PROFILE=1's GPU digest over real Nsight Compute reports (tests/profile/ncu)"
+	@tests/profile/ncu/run.sh $(CPU_OUT)/check/profile-ncu
 
 # The GPU path's digest of Nsight Compute's reports (tools/gpu_profile.sh): plain C++, built on
 # either backend from the checker's objects, so `make test` compiles it everywhere.

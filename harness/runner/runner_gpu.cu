@@ -1,6 +1,7 @@
 // The runner's GPU-only pieces: fills, the L2 flush, gathering sampled elements, the launch
 // record's self-test.
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -98,7 +99,16 @@ void flush_l2_cache() {
 }
 
 // A GPU keeps device memory from host code and schedules threads itself.
-void run_lab_host_code(const wire::CallRequest&, const EntryArgs&, const std::function<void()>& body) { body(); }
+// The lab's own code inside an NVTX range, "cudalab-lab": Nsight Compute (PROFILE=1,
+// tools/gpu_profile.sh) profiles only the kernels launched in it, never the runner's fills,
+// guards and gathers. Without a tool attached the range costs a check of an environment variable.
+void run_lab_host_code(const wire::CallRequest&, const EntryArgs&, const std::function<void()>& body) {
+  struct Range {
+    Range() { nvtxRangePushA("cudalab-lab"); }
+    ~Range() { nvtxRangePop(); }
+  } range;
+  body();
+}
 
 bool launch_record_self_test() {
   launch_record_start();

@@ -45,6 +45,10 @@ struct KernelFigures {
 struct ProfileFigures {
   std::vector<KernelFigures> kernels;
   std::string problem;  // why there are none ("" when there are)
+  // The GPU that ran them, where a report says (Nsight Compute's device__attribute_*); "" and 0
+  // on the CPU backend, which estimates for an H100.
+  std::string device;
+  double sms = 0, threads_per_sm = 0, blocks_per_sm = 0, smem_per_sm = 0, regs_per_sm = 0;
 };
 
 // One note of the CPU backend's profile build ("cudalab: profile kernel ..."); nullopt when the

@@ -50,6 +50,13 @@ int main(int argc, char** argv) {
   in.reference = &r;
   in.elements = elements;
   in.measured = true;
+  // The GPU that was measured, by its own name ("NVIDIA H200"), and its SMs' limits.
+  if (!y.device.empty()) in.gpu.name = y.device;
+  if (y.sms > 0) in.gpu.sms = y.sms;
+  if (y.threads_per_sm > 0) in.gpu.threads_per_sm = y.threads_per_sm;
+  if (y.blocks_per_sm > 0) in.gpu.blocks_per_sm = y.blocks_per_sm;
+  if (y.smem_per_sm > 0) in.gpu.smem_per_sm = y.smem_per_sm;
+  if (y.regs_per_sm > 0) in.gpu.regs_per_sm = y.regs_per_sm;
   in.your_place = [](const std::string& kernel) { return "kernel " + kernel; };
   const cudalab::ProfileDigest d = cudalab::digest_profile(in);
   if (first_only) {
