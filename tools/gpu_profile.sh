@@ -149,6 +149,7 @@ variants() {
 
   echo
   echo "== variant x first sentence, measured on this GPU ($GPU)"
+  rm -f "$OUT/0-gpu-variants.txt"  # the table alone, kept: a long run's output may be cut
   local fail=0
   for src in tests/profile/lab*_*.cu; do
     local name lab want got
@@ -157,12 +158,12 @@ variants() {
     want=$(sed -n 's|^// expect-first: *||p' "$src")
     got=$(digest "$lab" "build/cuda/profile-variants/$name" "build/cuda/solutions/lab$lab-runner" "$name" --first-sentence)
     case "$got" in *"$want"*) verdict=PASS ;; *) verdict=FAIL; fail=1 ;; esac
-    printf '%s %-28s %s\n' "$verdict" "$name" "$got"
+    printf '%s %-28s %s\n' "$verdict" "$name" "$got" | tee -a "$OUT/0-gpu-variants.txt"
   done
   for lab in $labs; do
     got=$(digest "$lab" "build/cuda/solutions/lab$lab-runner" "build/cuda/solutions/lab$lab-runner" "solution$lab" --first-sentence)
     case "$got" in *"nothing stands out"*) verdict=PASS ;; *) verdict=FAIL; fail=1 ;; esac
-    printf '%s %-28s %s\n' "$verdict" "solution $lab (reference)" "$got"
+    printf '%s %-28s %s\n' "$verdict" "solution $lab (reference)" "$got" | tee -a "$OUT/0-gpu-variants.txt"
   done
 
   echo
