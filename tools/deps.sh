@@ -7,7 +7,7 @@
 #   tools/deps.sh WHAT...    WHAT: lab (make labN on the CPU backend), test (make test), grade
 #                            (make grade / make test-grading), or single names:
 #                            boost-context doctest json toml cli11 openssl jsonschema
-#                            chromium copydetect slurm
+#                            chromium copydetect slurm clang-format
 #
 # Debian/Ubuntu package per name (the README's table lists the same):
 #   boost-context  libboost-context-dev    the CPU backend's fibers        make labN (no GPU), make test
@@ -19,6 +19,7 @@
 #   jsonschema     python3-jsonschema      the Gradescope format's test    make test
 #   chromium       chromium                the class report's test         make test-report, make test
 #   copydetect     copydetect (PyPI: pip)  the class report's similarity   make test-report, make test
+#   clang-format   clang-format            the one code style              make test-format, make test
 #   slurm          slurmctld slurmd        a one-node Slurm: the test of   make test-slurm (as root; it
 #                  slurm-client munge      make grade-slurm                asks for them itself)
 set -u
@@ -30,7 +31,7 @@ names=""
 for w in "$@"; do
   case "$w" in
     lab) names="$names boost-context" ;;
-    test) names="$names boost-context doctest json toml cli11 openssl jsonschema chromium copydetect" ;;
+    test) names="$names boost-context doctest json toml cli11 openssl jsonschema chromium copydetect clang-format" ;;
     grade) names="$names json toml cli11 openssl boost-context" ;;
     *) names="$names $w" ;;
   esac
@@ -58,6 +59,7 @@ package() {
     openssl) echo libssl-dev ;;
     jsonschema) echo python3-jsonschema ;;
     chromium) echo chromium ;;
+    clang-format) echo clang-format ;;
     # Not packaged by Debian: from PyPI, through pip (the install step goes by the prefix).
     copydetect) echo pypi:copydetect ;;
     slurm) echo slurmctld slurmd slurm-client munge ;;
@@ -115,6 +117,7 @@ EOF
       ;;
     jsonschema) python3 -c 'import jsonschema' >/dev/null 2>&1 ;;
     chromium) chromium --version >/dev/null 2>&1 ;;
+    clang-format) clang-format --version >/dev/null 2>&1 ;;
     copydetect) python3 -c 'import copydetect' >/dev/null 2>&1 ;;
     # The daemons live in sbin, which a user's PATH may lack.
     slurm) PATH="$PATH:/usr/sbin:/sbin" sh -c 'command -v slurmctld && command -v slurmd && command -v sbatch && command -v munged' >/dev/null 2>&1 ;;
