@@ -198,10 +198,15 @@
 
 #include "cudalab/lab9.h"
 
-// cp.async (rung 6) through CUDA's own pipeline primitives; only nvcc has them. The CPU backend
-// (g++, no __CUDACC__) and GPUs older than sm_80 take the plain copies in copy4 / copy16 below.
-#if defined(__CUDACC__)
+// cp.async (rung 6) through CUDA's own pipeline primitives (cuda_pipeline.h), in nvcc's device
+// pass for sm_80 and later only: __CUDA_ARCH__ is defined there and nowhere else. nvcc's host
+// pass, GPUs older than sm_80 and the CPU backend (g++; it has no cuda_pipeline.h) compile the
+// plain copies in copy4 / copy16 below instead: the same program, without the overlap.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #include <cuda_pipeline.h>
+#define LAB9_CP_ASYNC 1
+#else
+#define LAB9_CP_ASYNC 0
 #endif
 
 using lab9::kBlockK;
@@ -247,7 +252,7 @@ constexpr int kAsRow = kBlockM + 4;
 // until at most the n newest groups are still in flight. Elsewhere (the CPU backend, older GPUs)
 // a plain copy, which is done when it returns: the same program, only without the overlap.
 __device__ __forceinline__ void copy4(float* dst_shared, const float* src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if LAB9_CP_ASYNC
   __pipeline_memcpy_async(dst_shared, src, 4);
 #else
   *dst_shared = *src;
@@ -255,21 +260,21 @@ __device__ __forceinline__ void copy4(float* dst_shared, const float* src) {
 }
 // 16 bytes: both addresses 16-byte aligned. (16-byte cp.async bypasses L1: .cg.)
 __device__ __forceinline__ void copy16(float* dst_shared, const float* src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if LAB9_CP_ASYNC
   __pipeline_memcpy_async(dst_shared, src, 16);
 #else
   *reinterpret_cast<float4*>(dst_shared) = *reinterpret_cast<const float4*>(src);
 #endif
 }
 __device__ __forceinline__ void commit_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if LAB9_CP_ASYNC
   __pipeline_commit();
 #endif
 }
 // Waits for this thread's copies of all but the kNewer most recent groups.
 template <int kNewer>
 __device__ __forceinline__ void wait_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if LAB9_CP_ASYNC
   __pipeline_wait_prior(kNewer);
 #endif
 }

@@ -20,8 +20,15 @@
 // N % 4 == 0: the search's shapes); the edges of M, N and K are handled (zero-filled loads,
 // guarded stores), since the non-square shape has a partial last slice.
 #pragma once
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
+
+// cp.async through CUDA's pipeline primitives, where the device code is for sm_80 or later.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#include <cuda_pipeline.h>
+#define LAB9_CP_ASYNC 1
+#else
+#define LAB9_CP_ASYNC 0
+#endif
 
 namespace lab9_family {
 
@@ -52,27 +59,27 @@ struct Cfg {
 // ---- Copies: asynchronous where the hardware has cp.async (sm_80+) ---------------------------
 // __pipeline_memcpy_async is cp.async (16 bytes: .cg, bypassing L1); without it, a plain copy.
 __device__ __forceinline__ void copy16(float* dst_shared, const float* src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if LAB9_CP_ASYNC
   __pipeline_memcpy_async(dst_shared, src, 16);
 #else
   *reinterpret_cast<float4*>(dst_shared) = *reinterpret_cast<const float4*>(src);
 #endif
 }
 __device__ __forceinline__ void copy4(float* dst_shared, const float* src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if LAB9_CP_ASYNC
   __pipeline_memcpy_async(dst_shared, src, 4);
 #else
   *dst_shared = *src;
 #endif
 }
 __device__ __forceinline__ void commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if LAB9_CP_ASYNC
   __pipeline_commit();
 #endif
 }
 template <int kNewerGroups>
 __device__ __forceinline__ void wait_prior() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if LAB9_CP_ASYNC
   __pipeline_wait_prior(kNewerGroups);
 #endif
 }
