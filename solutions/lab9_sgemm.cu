@@ -17,14 +17,15 @@
 //      2  1-D register blocking: 8 elements per thread         17.2       33.2%
 //      3  2-D register blocking: an 8 x 8 patch per thread     16.6       32.2%
 //      4  float4 loads, A transposed in shared memory          36.1       69.7%
-//      5  warp tiles, two shared-memory stages (reference)     37.5       72.5%
+//      5  warp tiles, two shared-memory stages                 37.5       72.5%
+//      6  cp.async, a ring of 4 stages (reference)             (measured: see README table)
 //         cuBLAS SGEMM                                         51.7       100%
 //
 //  All of it FP32 on the CUDA cores: cuBLAS runs with CUBLAS_DEFAULT_MATH, which keeps SGEMM
 //  in FP32 (TF32 tensor cores only with CUBLAS_TF32_TENSOR_OP_MATH), so it is the fair
 //  yardstick for an FP32 kernel. `make lab9` prints this table for your own GPU: its timing
 //  runs rungs 0 to 4 (the harness's kernels, harness/baselines/product.cu) and
-//  cuBLAS beside your kernel. The figures above are one such run, of the reference solution
+//  cuBLAS beside your kernel. The figures for rungs 0 to 5 are one such run, of rung 5's solution
 //  (make solution9 ARGS="--seed 2026") on an NVIDIA H100 80GB HBM3 (SXM, 132 SMs, CUDA 13.0):
 //  medians of 20 runs, the L2 cache flushed before each.
 //
@@ -119,6 +120,35 @@
 //  that remains is in the finer art (larger tiles per warp, double-buffered registers,
 //  instruction scheduling tuned in SASS).
 //
+//  RUNG 6: COPIES THAT DO NOT WAIT: CP.ASYNC AND A RING OF STAGES
+//  ---------------------------------------------------------------
+//  Rung 5 moves every slice through registers: LDG into registers, then STS into shared memory.
+//  That costs instructions (a load, four transposed stores of A, a store of B per thread and
+//  slice, each an issue slot taken from the FMAs), registers held across the FMAs (8 of the 128
+//  a thread may have at two blocks per SM), and it stops at two stages: a third would hold a
+//  second set of registers. Since sm_80 the GPU copies global memory straight into shared
+//  memory: cp.async (CUDA C++: __pipeline_memcpy_async from <cuda_pipeline.h>). The thread
+//  issues the copy and goes on at once; no register holds the data. __pipeline_commit() closes
+//  the copies issued so far into a group, __pipeline_wait_prior(n) waits until at most the n
+//  newest groups are still on their way; then a __syncthreads() makes everyone's copies visible.
+//  So more stages cost only shared memory: a ring of kStages = 4 (33 KB with As and Bs), slice s
+//  in stage s % 4. Before multiplying slice s each thread starts the copies of slice s + 3 into
+//  the stage that slice s - 1 used; at the end of the pass it waits for slice s + 1's group and
+//  meets the others at the one barrier of the slice.
+//  The transposed A tile: a copy moves bytes as they are, so a 16-byte copy of 4 values of k
+//  cannot spread them over 4 rows of As. Each element of A gets a 4-byte copy of its own, to its
+//  transposed slot: a warp copies 4 rows x 8 consecutive k of A (coalesced reads) into 8 rows x
+//  4 columns of As. The padding of rung 5 (rows of 132 floats) puts those 32 stores in 32
+//  different banks: row kk of As starts 4 kk banks further on (without it, 128 floats, every kk
+//  of one row of A would land in the same bank: an 8-way conflict). A 4-byte copy also needs no
+//  alignment, so A's copies work for any K; only B's 16-byte copies and the float4 stores of C
+//  need N % 4 == 0.
+//  cp.async exists from sm_80 on, and not at all on the CPU backend. The copies are wrapped in
+//  copy4 / copy16 / commit_copies / wait_copies, which use it where __CUDA_ARCH__ >= 800 (nvcc's
+//  device pass for such a GPU) and otherwise copy with a plain load and store: the same kernel,
+//  correct everywhere, with the overlap where the hardware has it.
+//  Measured (tools/gpu_sgemm_search.sh, each step timed alone): (measured: see README table).
+//
 //  EDGES: LAB 5'S BOUNDS, A FLOAT4 AT A TIME
 //  -----------------------------------------
 //  Any M, N, K: the grid is rounded up to whole 128 x 128 tiles of C and the loop to whole
@@ -129,10 +159,10 @@
 //
 //  THE TASK
 //  --------
-//  Fill in the five helpers below (the TODOs): patch_origin (where a thread's patch lies),
-//  load_slice (global memory to registers, both versions), store_slice (registers to shared
-//  memory, A transposed), multiply_slice (the 8 x 8 outer products) and store_patch (to C,
-//  both versions). The kernel's main loop (two stages, one barrier per slice) and the host
+//  Fill in the four helpers below (the TODOs): patch_origin (where a thread's patch lies),
+//  copy_slice (global to shared memory with copy4 / copy16, A transposed, both versions),
+//  multiply_slice (the 8 x 8 outer products) and store_patch (to C, both versions). The copy
+//  wrappers, the kernel's main loop (the ring of stages, one barrier per slice) and the host
 //  function are written for you. Keep the block mapping: blockIdx.x across C's columns,
 //  blockIdx.y down its rows, a 128 x 128 tile per block (lab9.h; the harness names the block
 //  that owns a wrong element by it). Inside the block the layout is yours.
@@ -142,8 +172,8 @@
 //
 //  HOW FAST?
 //  ---------
-//  The reference solution reaches 72.5% of cuBLAS at 4096^3 on the H100 (37.5 TFLOP/s against
-//  cuBLAS's 51.7), 4.2 times lab 5's kernel. The timed runs check their own answers too.
+//  The reference solution: (measured: see README table) of cuBLAS at 4096^3 on the H100 (rung 5's
+//  reached 72.5%, 37.5 TFLOP/s against cuBLAS's 51.7). The timed runs check their own answers too.
 //  On small or thin products (the checks' sizes) it is far from that: 1000 x 1000 is 8 x 8 =
 //  64 blocks, for 132 SMs that could each run two. cuBLAS picks other tiles for those shapes.
 //
@@ -198,6 +228,17 @@
 
 #include "cudalab/lab9.h"
 
+// cp.async (rung 6) through CUDA's own pipeline primitives (cuda_pipeline.h), in nvcc's device
+// pass for sm_80 and later only: __CUDA_ARCH__ is defined there and nowhere else. nvcc's host
+// pass, GPUs older than sm_80 and the CPU backend (g++; it has no cuda_pipeline.h) compile the
+// plain copies in copy4 / copy16 below instead: the same program, without the overlap.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#include <cuda_pipeline.h>
+#define LAB9_CP_ASYNC 1
+#else
+#define LAB9_CP_ASYNC 0
+#endif
+
 using lab9::kBlockK;
 using lab9::kBlockM;
 using lab9::kBlockN;
@@ -221,13 +262,52 @@ static_assert(kWarpsAcross * kWarpN == kBlockN, "the warp tiles cover the block 
 static_assert(kFragStepM % 4 == 0 && kFragStepN % 4 == 0, "a fragment starts on a float4 of shared memory");
 static_assert((kBlockM / kWarpM) * (kBlockN / kWarpN) * 32 == kThreads, "one warp per warp tile");
 static_assert((kWarpM / 8) * kLanesAcross == 32, "a warp's lanes cover its tile");
-// One slice of k is kBlockM x kBlockK of A and kBlockK x kBlockN of B: one float4 of each per thread.
-static_assert(kBlockM * kBlockK == 4 * kThreads && kBlockK * kBlockN == 4 * kThreads, "one float4 each");
+// One slice of k is kBlockM x kBlockK of A (four elements per thread) and kBlockK x kBlockN of B
+// (one float4 per thread).
+static_assert(kBlockM * kBlockK == 4 * kThreads && kBlockK * kBlockN == 4 * kThreads, "four floats of each");
+
+// The ring of shared-memory stages (rung 6): while the block multiplies slice s, the copies of
+// slices s + 1 .. s + kStages - 1 are on their way.
+constexpr int kStages = 4;
 
 // As is stored transposed, As[k][m], so that a thread's A values for one k are contiguous (one
-// float4 read per fragment). Rows of kBlockM + 4 floats: the 4 extra put the two halves of a
-// warp's transposed stores in different banks, and keep every row 16-byte aligned.
+// float4 read per fragment). Rows of kBlockM + 4 floats: a warp's transposed copies (8 values of
+// k of 4 rows of A) then land in 32 different banks, and every row stays 16-byte aligned.
 constexpr int kAsRow = kBlockM + 4;
+
+// ---- Copies from global to shared memory -------------------------------------------------------
+// On sm_80 and later cp.async: the copy goes from global memory to shared memory without passing
+// through the thread's registers, and the thread goes on at once (the FMAs of the slice before
+// run meanwhile). __pipeline_commit() closes a group of copies; __pipeline_wait_prior(n) waits
+// until at most the n newest groups are still in flight. Elsewhere (the CPU backend, older GPUs)
+// a plain copy, which is done when it returns: the same program, only without the overlap.
+__device__ __forceinline__ void copy4(float* dst_shared, const float* src) {
+#if LAB9_CP_ASYNC
+  __pipeline_memcpy_async(dst_shared, src, 4);
+#else
+  *dst_shared = *src;
+#endif
+}
+// 16 bytes: both addresses 16-byte aligned. (16-byte cp.async bypasses L1: .cg.)
+__device__ __forceinline__ void copy16(float* dst_shared, const float* src) {
+#if LAB9_CP_ASYNC
+  __pipeline_memcpy_async(dst_shared, src, 16);
+#else
+  *reinterpret_cast<float4*>(dst_shared) = *reinterpret_cast<const float4*>(src);
+#endif
+}
+__device__ __forceinline__ void commit_copies() {
+#if LAB9_CP_ASYNC
+  __pipeline_commit();
+#endif
+}
+// Waits for this thread's copies of all but the kNewer most recent groups.
+template <int kNewer>
+__device__ __forceinline__ void wait_copies() {
+#if LAB9_CP_ASYNC
+  __pipeline_wait_prior(kNewer);
+#endif
+}
 
 // Where this thread's first fragment lies in the block tile: row and col relative to the
 // block tile's top-left corner.
@@ -237,42 +317,38 @@ __device__ __forceinline__ void patch_origin(int& row, int& col) {
   col = (warp % kWarpsAcross) * kWarpN + (lane % kLanesAcross) * 4;
 }
 
-// Global memory -> registers: this thread's share of the slice of k starting at k0: 4 values of
-// A and 4 of B, 0 where outside the matrices. With t = threadIdx.x:
-//   a[i] = A[row0 + t / 2][k0 + (t % 2) * 4 + i]      (a row of A, 4 consecutive k)
-//   b[i] = B[k0 + t / 32][col0 + (t % 32) * 4 + i]    (a row of B, 4 consecutive columns)
-// 256 threads x 4 = the 128 x 8 slice of A and the 8 x 128 slice of B.
-template <bool kAligned>
-__device__ __forceinline__ void load_slice(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
-                                           int K, int row0, int col0, int k0, float (&a)[4], float (&b)[4]) {
+// Global -> shared memory, the slice of k starting at k0 into one stage, 0 where outside the
+// matrices (a 0 adds nothing to the products). With t = threadIdx.x:
+//   A, element by element, transposed:  As[kk][r] = A[row0 + r][k0 + kk]  for the 4 elements
+//     e = t + i * 256 (r = e / 8, kk = e % 8): a warp's 32 lanes read 4 rows x 8 consecutive k
+//     of A (four 32-byte pieces: coalesced) and write 8 rows of As x 4 columns (32 banks).
+//     A 4-byte copy needs no alignment, so this works for any K.
+//   B, as it is, 4 columns at a time:  Bs[t / 32][(t % 32) * 4 ...] = B[k0 + t / 32][col0 + (t % 32) * 4 ...]
+//     kVec (N % 4 == 0, B 16-byte aligned): one 16-byte copy, wholly inside or wholly outside;
+//     otherwise four 4-byte copies, each tested.
+template <bool kVec>
+__device__ __forceinline__ void copy_slice(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                           int K, int row0, int col0, int k0, float (*As)[kAsRow],
+                                           float (*Bs)[kBlockN]) {
   const int t = threadIdx.x;
-  const int a_row = row0 + t / 2, a_k = k0 + (t % 2) * 4;
+#pragma unroll
+  for (int i = 0; i < kBlockM * kBlockK / kThreads; ++i) {
+    const int e = t + i * kThreads, r = e / kBlockK, kk = e % kBlockK;
+    if (row0 + r < M && k0 + kk < K) copy4(&As[kk][r], A + size_t(row0 + r) * K + k0 + kk);
+    else As[kk][r] = 0.0f;
+  }
   const int b_k = k0 + t / 32, b_col = col0 + (t % 32) * 4;
-  if (kAligned) {
-    // K, N, k0 and the offsets are multiples of 4: a float4 is wholly inside or wholly outside.
-    const float4 va = (a_row < M && a_k < K) ? *reinterpret_cast<const float4*>(A + size_t(a_row) * K + a_k)
-                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    const float4 vb = (b_k < K && b_col < N) ? *reinterpret_cast<const float4*>(B + size_t(b_k) * N + b_col)
-                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    a[0] = va.x, a[1] = va.y, a[2] = va.z, a[3] = va.w;
-    b[0] = vb.x, b[1] = vb.y, b[2] = vb.z, b[3] = vb.w;
+  float* dst = &Bs[t / 32][(t % 32) * 4];
+  if (kVec) {
+    if (b_k < K && b_col < N) copy16(dst, B + size_t(b_k) * N + b_col);
+    else *reinterpret_cast<float4*>(dst) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   } else {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      a[i] = (a_row < M && a_k + i < K) ? A[size_t(a_row) * K + a_k + i] : 0.0f;
-      b[i] = (b_k < K && b_col + i < N) ? B[size_t(b_k) * N + b_col + i] : 0.0f;
+    for (int j = 0; j < 4; ++j) {
+      if (b_k < K && b_col + j < N) copy4(dst + j, B + size_t(b_k) * N + b_col + j);
+      else dst[j] = 0.0f;
     }
   }
-}
-
-// Registers -> shared memory: A transposed, As[(t % 2) * 4 + i][t / 2] = a[i]; B as it is, the
-// 4 values at Bs[t / 32][(t % 32) * 4 ...] (one float4 store).
-__device__ __forceinline__ void store_slice(float (*As)[kAsRow], float (*Bs)[kBlockN], const float (&a)[4],
-                                            const float (&b)[4]) {
-  const int t = threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < 4; ++i) As[(t % 2) * 4 + i][t / 2] = a[i];
-  *reinterpret_cast<float4*>(&Bs[t / 32][(t % 32) * 4]) = make_float4(b[0], b[1], b[2], b[3]);
 }
 
 // One slice: for each of its kBlockK values of k, this thread's 8 values of A (a column of
@@ -296,8 +372,9 @@ __device__ __forceinline__ void multiply_slice(const float (*As)[kAsRow], const 
 }
 
 // The 8 x 8 patch -> C, element (i, j) at row  row + (i / 4) * kFragStepM + i % 4,  column
-// col + (j / 4) * kFragStepN + j % 4  (row, col: the first fragment's corner in C).
-template <bool kAligned>
+// col + (j / 4) * kFragStepN + j % 4  (row, col: the first fragment's corner in C). kVec: each
+// fragment row is one float4 store (N % 4 == 0: wholly inside or wholly outside).
+template <bool kVec>
 __device__ __forceinline__ void store_patch(float* __restrict__ C, int M, int N, int row, int col,
                                             const float (&acc)[kThreadM][kThreadN]) {
 #pragma unroll
@@ -307,7 +384,7 @@ __device__ __forceinline__ void store_patch(float* __restrict__ C, int M, int N,
 #pragma unroll
     for (int f = 0; f < 2; ++f) {
       const int c = col + f * kFragStepN;
-      if (kAligned) {
+      if (kVec) {
         if (c < N)
           *reinterpret_cast<float4*>(C + size_t(r) * N + c) =
               make_float4(acc[i][f * 4], acc[i][f * 4 + 1], acc[i][f * 4 + 2], acc[i][f * 4 + 3]);
@@ -322,15 +399,15 @@ __device__ __forceinline__ void store_patch(float* __restrict__ C, int M, int N,
 
 // Block (blockIdx.x, blockIdx.y) computes the kBlockM x kBlockN tile of C whose top-left
 // element is (blockIdx.y * kBlockM, blockIdx.x * kBlockN); its 256 threads an 8 x 8 patch each.
-// Two stages of shared memory (rung 5): while the block multiplies slice s from one, each
-// thread's loads of slice s + 1 are on their way from global memory into registers, and go to
-// the other stage afterwards. One __syncthreads() per slice. (Written for you in the
-// notebook: the TODOs are the helpers above.)
-template <bool kAligned>
+// A ring of kStages stages of shared memory (rung 6): slice s lives in stage s % kStages. Before
+// multiplying slice s, each thread starts the copies of slice s + kStages - 1 into the stage that
+// slice s - 1 used; they are in flight during the FMAs of slices s .. s + kStages - 2. One
+// __syncthreads() per slice. (Written for you in the notebook: the TODOs are the helpers above.)
+template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 2)
     sgemm_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
-  __align__(16) __shared__ float As[2][kBlockK][kAsRow];
-  __align__(16) __shared__ float Bs[2][kBlockK][kBlockN];
+  __align__(16) __shared__ float As[kStages][kBlockK][kAsRow];
+  __align__(16) __shared__ float Bs[kStages][kBlockK][kBlockN];
   const int row0 = blockIdx.y * kBlockM, col0 = blockIdx.x * kBlockN;
   int prow = 0, pcol = 0;
   patch_origin(prow, pcol);
@@ -341,22 +418,29 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
     for (int j = 0; j < kThreadN; ++j) acc[i][j] = 0.0f;
 
-  float a[4] = {}, b[4] = {};
-  load_slice<kAligned>(A, B, M, N, K, row0, col0, 0, a, b);
-  store_slice(As[0], Bs[0], a, b);
-  __syncthreads();
-  const int slices = (K + kBlockK - 1) / kBlockK;  // the last one may be partial: its loads give 0
+  const int slices = (K + kBlockK - 1) / kBlockK;  // the last one may be partial: its copies fill in 0
+  // The first kStages - 1 slices on their way. One commit group per slice, empty where there is
+  // no such slice, so that "all but the kStages - 2 newest groups" always means "up to slice s".
+#pragma unroll
+  for (int p = 0; p < kStages - 1; ++p) {
+    if (p < slices) copy_slice<kVec>(A, B, M, N, K, row0, col0, p * kBlockK, As[p], Bs[p]);
+    commit_copies();
+  }
+  wait_copies<kStages - 2>();  // this thread's part of slice 0 has landed...
+  __syncthreads();             // ...and everyone's
+
   for (int s = 0; s < slices; ++s) {
-    const int stage = s % 2;
-    const bool more = s + 1 < slices;
-    if (more) load_slice<kAligned>(A, B, M, N, K, row0, col0, (s + 1) * kBlockK, a, b);  // in flight...
-    multiply_slice(As[stage], Bs[stage], prow, pcol, acc);                              // ...during this
-    if (more) store_slice(As[1 - stage], Bs[1 - stage], a, b);
-    // Slice s + 1 is complete in the other stage before anyone reads it, and everyone is done
-    // with stage `stage` before the next pass writes into it.
+    // Refill the stage slice s - 1 used: every thread finished it before the last barrier.
+    const int next = s + kStages - 1;
+    if (next < slices) copy_slice<kVec>(A, B, M, N, K, row0, col0, next * kBlockK, As[next % kStages], Bs[next % kStages]);
+    commit_copies();
+    multiply_slice(As[s % kStages], Bs[s % kStages], prow, pcol, acc);
+    // Slice s + 1 complete in its stage before anyone reads it (the wait, then the barrier),
+    // and everyone done with slice s's stage before the next pass refills it (the barrier).
+    wait_copies<kStages - 2>();
     __syncthreads();
   }
-  store_patch<kAligned>(C, M, N, row0 + prow, col0 + pcol, acc);
+  store_patch<kVec>(C, M, N, row0 + prow, col0 + pcol, acc);
 }
 
 static bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
@@ -364,9 +448,10 @@ static bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 1
 void lab9::sgemm(const float* d_A, const float* d_B, float* d_C, int M, int N, int K) {
   const dim3 block(kThreads);
   const dim3 grid((N + kBlockN - 1) / kBlockN, (M + kBlockM - 1) / kBlockM);  // tiles of C, rounded up
-  // float4 loads and stores need 16-byte aligned addresses: row r of A starts at A + r K and
-  // row k of B at B + k N, so K and N must be multiples of 4 (and the pointers aligned).
-  if (K % 4 == 0 && N % 4 == 0 && aligned16(d_A) && aligned16(d_B) && aligned16(d_C)) {
+  // 16-byte copies of B and float4 stores to C need 16-byte aligned addresses: row k of B starts
+  // at B + k N and row r of C at C + r N, so N must be a multiple of 4 (and the pointers aligned).
+  // A is copied 4 bytes at a time, any K.
+  if (N % 4 == 0 && aligned16(d_B) && aligned16(d_C)) {
     sgemm_kernel<true><<<grid, block>>>(d_A, d_B, d_C, M, N, K);
     CUDALAB_CHECK_LAUNCH("sgemm_kernel<true>");
   } else {
