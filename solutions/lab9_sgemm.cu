@@ -228,7 +228,7 @@
 
 #include "cudalab/lab9.h"
 
-// cp.async (rung 6) through CUDA's own pipeline primitives (cuda_pipeline.h), in nvcc's device
+// cp.async (rung 7) through CUDA's own pipeline primitives (cuda_pipeline.h), in nvcc's device
 // pass for sm_80 and later only: __CUDA_ARCH__ is defined there and nowhere else. nvcc's host
 // pass, GPUs older than sm_80 and the CPU backend (g++; it has no cuda_pipeline.h) compile the
 // plain copies in copy4 / copy16 below instead: the same program, without the overlap.
@@ -246,41 +246,42 @@ using lab9::kThreadM;
 using lab9::kThreads;
 using lab9::kThreadN;
 
-// The warp tile (rung 5): the block's 8 warps as 4 x 2, each a 32 x 64 piece of the block
-// tile; a warp's 32 lanes as 4 x 8, each owning four 4 x 4 fragments of C, 16 rows and 32
-// columns apart. So lane (lr, lc) of warp (wr, wc) owns rows  wr*32 + lr*4 + {0..3, 16..19}
-// and columns  wc*64 + lc*4 + {0..3, 32..35}  of the block tile.
+// The warp tile (rung 6): the block's 4 warps as 2 x 2, each a 64 x 64 quarter of the block
+// tile; a warp's 32 lanes as 4 x 8, each owning a 16 x 8 patch made of 4 x 2 fragments of 4 x 4,
+// 16 rows and 32 columns apart. So lane (lr, lc) of warp (wr, wc) owns rows
+//   wr*64 + lr*4 + {0..3, 16..19, 32..35, 48..51}   and columns   wc*64 + lc*4 + {0..3, 32..35}
+// of the block tile.
 // (Rung 4's layout instead: kFragStepM = kFragStepN = 4, and patch_origin below gives thread t
-// the patch at ((t / 16) * 8, (t % 16) * 8).)
-constexpr int kWarpM = 32, kWarpN = 64;
-constexpr int kWarpsAcross = kBlockN / kWarpN;   // 2
-constexpr int kLanesAcross = 8;                  // lanes along a warp tile's row
-constexpr int kFragStepM = kWarpM / 2;           // 16: rows between a thread's two fragment rows
-constexpr int kFragStepN = kWarpN / 2;           // 32: columns between its two fragment columns
-static_assert(kThreadM == 8 && kThreadN == 8, "two 4 x 4 fragments each way");
-static_assert(kWarpsAcross * kWarpN == kBlockN, "the warp tiles cover the block tile's width");
-static_assert(kFragStepM % 4 == 0 && kFragStepN % 4 == 0, "a fragment starts on a float4 of shared memory");
+// the patch at ((t / 16) * 16, (t % 16) * 8).)
+constexpr int kWarpM = 64, kWarpN = 64;
+constexpr int kWarpsAcross = kBlockN / kWarpN;     // 2
+constexpr int kLanesDown = kWarpM / kThreadM;      // 4: lanes down a warp tile
+constexpr int kLanesAcross = kWarpN / kThreadN;    // 8: lanes along a warp tile's row
+constexpr int kFragsM = kThreadM / 4;              // 4 fragments down a patch...
+constexpr int kFragsN = kThreadN / 4;              // ...and 2 across
+constexpr int kFragStepM = kLanesDown * 4;         // 16: rows between a thread's fragment rows
+constexpr int kFragStepN = kLanesAcross * 4;       // 32: columns between its fragment columns
+static_assert(kThreadM % 4 == 0 && kThreadN % 4 == 0, "a patch is made of 4 x 4 fragments");
+static_assert(kLanesDown * kLanesAcross == 32, "a warp's 32 lanes cover its tile");
+static_assert(kWarpsAcross * kWarpN == kBlockN && kBlockM % kWarpM == 0, "the warp tiles cover the block tile");
 static_assert((kBlockM / kWarpM) * (kBlockN / kWarpN) * 32 == kThreads, "one warp per warp tile");
-static_assert((kWarpM / 8) * kLanesAcross == 32, "a warp's lanes cover its tile");
-// One slice of k is kBlockM x kBlockK of A (four elements per thread) and kBlockK x kBlockN of B
-// (one float4 per thread).
-static_assert(kBlockM * kBlockK == 4 * kThreads && kBlockK * kBlockN == 4 * kThreads, "four floats of each");
-
-// The ring of shared-memory stages (rung 6): while the block multiplies slice s, the copies of
-// slices s + 1 .. s + kStages - 1 are on their way.
-constexpr int kStages = 4;
+// One slice of k is kBlockM x kBlockK of A and kBlockK x kBlockN of B: 256 float4s of each, two
+// per thread.
+constexpr int kLoads = kBlockM * kBlockK / 4 / kThreads;  // 2
+static_assert(kLoads * 4 * kThreads == kBlockM * kBlockK && kLoads * 4 * kThreads == kBlockK * kBlockN,
+              "whole float4s of each per thread");
 
 // As is stored transposed, As[k][m], so that a thread's A values for one k are contiguous (one
-// float4 read per fragment). Rows of kBlockM + 4 floats: a warp's transposed copies (8 values of
-// k of 4 rows of A) then land in 32 different banks, and every row stays 16-byte aligned.
+// float4 read per fragment). Rows of kBlockM + 4 floats: the 4 extra put the two halves of a
+// warp's transposed stores in different banks, and keep every row 16-byte aligned.
 constexpr int kAsRow = kBlockM + 4;
 
-// ---- Copies from global to shared memory -------------------------------------------------------
+// ---- Copies from global to shared memory (rung 7) -------------------------------------------
 // On sm_80 and later cp.async: the copy goes from global memory to shared memory without passing
 // through the thread's registers, and the thread goes on at once (the FMAs of the slice before
-// run meanwhile). __pipeline_commit() closes a group of copies; __pipeline_wait_prior(n) waits
-// until at most the n newest groups are still in flight. Elsewhere (the CPU backend, older GPUs)
-// a plain copy, which is done when it returns: the same program, only without the overlap.
+// run meanwhile). __pipeline_commit() closes a group of copies; __pipeline_wait_prior(0) waits
+// until all of this thread's groups have landed. Elsewhere (the CPU backend, older GPUs) a plain
+// copy, which is done when it returns: the same program, only without the overlap.
 __device__ __forceinline__ void copy4(float* dst_shared, const float* src) {
 #if LAB9_CP_ASYNC
   __pipeline_memcpy_async(dst_shared, src, 4);
@@ -301,11 +302,9 @@ __device__ __forceinline__ void commit_copies() {
   __pipeline_commit();
 #endif
 }
-// Waits for this thread's copies of all but the kNewer most recent groups.
-template <int kNewer>
 __device__ __forceinline__ void wait_copies() {
 #if LAB9_CP_ASYNC
-  __pipeline_wait_prior(kNewer);
+  __pipeline_wait_prior(0);
 #endif
 }
 
@@ -317,53 +316,88 @@ __device__ __forceinline__ void patch_origin(int& row, int& col) {
   col = (warp % kWarpsAcross) * kWarpN + (lane % kLanesAcross) * 4;
 }
 
-// Global -> shared memory, the slice of k starting at k0 into one stage, 0 where outside the
-// matrices (a 0 adds nothing to the products). With t = threadIdx.x:
-//   A, element by element, transposed:  As[kk][r] = A[row0 + r][k0 + kk]  for the 4 elements
-//     e = t + i * 256 (r = e / 8, kk = e % 8): a warp's 32 lanes read 4 rows x 8 consecutive k
-//     of A (four 32-byte pieces: coalesced) and write 8 rows of As x 4 columns (32 banks).
-//     A 4-byte copy needs no alignment, so this works for any K.
-//   B, as it is, 4 columns at a time:  Bs[t / 32][(t % 32) * 4 ...] = B[k0 + t / 32][col0 + (t % 32) * 4 ...]
-//     kVec (N % 4 == 0, B 16-byte aligned): one 16-byte copy, wholly inside or wholly outside;
-//     otherwise four 4-byte copies, each tested.
+// A, global memory -> registers: this thread's share of the slice of k starting at k0, two
+// groups of 4 consecutive k of one row, 0 where outside the matrix. Group i is u = t + i * 128
+// (t = threadIdx.x):  a[i] = A[row0 + u / 2][k0 + (u % 2) * 4 ...+3].
+// kVec (K % 4 == 0, A 16-byte aligned): one float4 load, wholly inside or wholly outside;
+// otherwise four scalar loads, each tested.
 template <bool kVec>
-__device__ __forceinline__ void copy_slice(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
-                                           int K, int row0, int col0, int k0, float (*As)[kAsRow],
-                                           float (*Bs)[kBlockN]) {
-  const int t = threadIdx.x;
+__device__ __forceinline__ void load_a(const float* __restrict__ A, int M, int K, int row0, int k0,
+                                       float4 (&a)[kLoads]) {
 #pragma unroll
-  for (int i = 0; i < kBlockM * kBlockK / kThreads; ++i) {
-    const int e = t + i * kThreads, r = e / kBlockK, kk = e % kBlockK;
-    if (row0 + r < M && k0 + kk < K) copy4(&As[kk][r], A + size_t(row0 + r) * K + k0 + kk);
-    else As[kk][r] = 0.0f;
-  }
-  const int b_k = k0 + t / 32, b_col = col0 + (t % 32) * 4;
-  float* dst = &Bs[t / 32][(t % 32) * 4];
-  if (kVec) {
-    if (b_k < K && b_col < N) copy16(dst, B + size_t(b_k) * N + b_col);
-    else *reinterpret_cast<float4*>(dst) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  } else {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      if (b_k < K && b_col + j < N) copy4(dst + j, B + size_t(b_k) * N + b_col + j);
-      else dst[j] = 0.0f;
+  for (int i = 0; i < kLoads; ++i) {
+    const int u = threadIdx.x + i * kThreads;
+    const int r = row0 + u / (kBlockK / 4), k = k0 + (u % (kBlockK / 4)) * 4;
+    const float* p = A + size_t(r) * K + k;
+    if (kVec) {
+      a[i] = (r < M && k < K) ? *reinterpret_cast<const float4*>(p) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    } else {
+      a[i].x = (r < M && k + 0 < K) ? p[0] : 0.0f;
+      a[i].y = (r < M && k + 1 < K) ? p[1] : 0.0f;
+      a[i].z = (r < M && k + 2 < K) ? p[2] : 0.0f;
+      a[i].w = (r < M && k + 3 < K) ? p[3] : 0.0f;
     }
   }
 }
 
-// One slice: for each of its kBlockK values of k, this thread's 8 values of A (a column of
-// As) and 8 of B (a row of Bs) in registers, and their 64 products added to the 8 x 8 patch.
-// (prow, pcol): the first fragment's corner, from patch_origin.
+// A, registers -> shared memory, transposed: the four values of group u go down a column of As,
+// As[(u % 2) * 4 + j][u / 2] = a[i].{x, y, z, w}.
+__device__ __forceinline__ void store_a(float (*As)[kAsRow], const float4 (&a)[kLoads]) {
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    const int u = threadIdx.x + i * kThreads;
+    const int r = u / (kBlockK / 4), k = (u % (kBlockK / 4)) * 4;
+    As[k + 0][r] = a[i].x;
+    As[k + 1][r] = a[i].y;
+    As[k + 2][r] = a[i].z;
+    As[k + 3][r] = a[i].w;
+  }
+}
+
+// B, global -> shared memory as it is, by cp.async: two groups of 4 columns of one row, group
+// u = t + i * 128:  Bs[u / 32][(u % 32) * 4 ...+3] = B[k0 + u / 32][col0 + (u % 32) * 4 ...+3],
+// 0 where outside the matrix. kVec (N % 4 == 0, B 16-byte aligned): one 16-byte copy, wholly
+// inside or wholly outside; otherwise four 4-byte copies, each tested.
+template <bool kVec>
+__device__ __forceinline__ void copy_b(const float* __restrict__ B, int N, int K, int col0, int k0,
+                                       float (*Bs)[kBlockN]) {
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    const int u = threadIdx.x + i * kThreads;
+    const int kr = u / (kBlockN / 4), c = (u % (kBlockN / 4)) * 4;
+    const int k = k0 + kr, col = col0 + c;
+    float* dst = &Bs[kr][c];
+    if (kVec) {
+      if (k < K && col < N) copy16(dst, B + size_t(k) * N + col);
+      else *reinterpret_cast<float4*>(dst) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        if (k < K && col + j < N) copy4(dst + j, B + size_t(k) * N + col + j);
+        else dst[j] = 0.0f;
+      }
+    }
+  }
+}
+
+// One slice: for each of its kBlockK values of k, this thread's 16 values of A (four float4s of a
+// row of As) and 8 of B (two float4s of a row of Bs) in registers, and their 128 products added
+// to the 16 x 8 patch. (prow, pcol): the first fragment's corner, from patch_origin.
 __device__ __forceinline__ void multiply_slice(const float (*As)[kAsRow], const float (*Bs)[kBlockN], int prow,
                                                int pcol, float (&acc)[kThreadM][kThreadN]) {
 #pragma unroll
   for (int k = 0; k < kBlockK; ++k) {
-    const float4 a0 = *reinterpret_cast<const float4*>(&As[k][prow]);
-    const float4 a1 = *reinterpret_cast<const float4*>(&As[k][prow + kFragStepM]);
-    const float4 b0 = *reinterpret_cast<const float4*>(&Bs[k][pcol]);
-    const float4 b1 = *reinterpret_cast<const float4*>(&Bs[k][pcol + kFragStepN]);
-    const float a[kThreadM] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-    const float b[kThreadN] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+    float a[kThreadM], b[kThreadN];
+#pragma unroll
+    for (int f = 0; f < kFragsM; ++f) {
+      const float4 v = *reinterpret_cast<const float4*>(&As[k][prow + f * kFragStepM]);
+      a[f * 4 + 0] = v.x, a[f * 4 + 1] = v.y, a[f * 4 + 2] = v.z, a[f * 4 + 3] = v.w;
+    }
+#pragma unroll
+    for (int f = 0; f < kFragsN; ++f) {
+      const float4 v = *reinterpret_cast<const float4*>(&Bs[k][pcol + f * kFragStepN]);
+      b[f * 4 + 0] = v.x, b[f * 4 + 1] = v.y, b[f * 4 + 2] = v.z, b[f * 4 + 3] = v.w;
+    }
 #pragma unroll
     for (int i = 0; i < kThreadM; ++i)
 #pragma unroll
@@ -371,7 +405,7 @@ __device__ __forceinline__ void multiply_slice(const float (*As)[kAsRow], const 
   }
 }
 
-// The 8 x 8 patch -> C, element (i, j) at row  row + (i / 4) * kFragStepM + i % 4,  column
+// The 16 x 8 patch -> C, element (i, j) at row  row + (i / 4) * kFragStepM + i % 4,  column
 // col + (j / 4) * kFragStepN + j % 4  (row, col: the first fragment's corner in C). kVec: each
 // fragment row is one float4 store (N % 4 == 0: wholly inside or wholly outside).
 template <bool kVec>
@@ -382,7 +416,7 @@ __device__ __forceinline__ void store_patch(float* __restrict__ C, int M, int N,
     const int r = row + (i / 4) * kFragStepM + i % 4;
     if (r >= M) continue;
 #pragma unroll
-    for (int f = 0; f < 2; ++f) {
+    for (int f = 0; f < kFragsN; ++f) {
       const int c = col + f * kFragStepN;
       if (kVec) {
         if (c < N)
@@ -398,16 +432,16 @@ __device__ __forceinline__ void store_patch(float* __restrict__ C, int M, int N,
 }
 
 // Block (blockIdx.x, blockIdx.y) computes the kBlockM x kBlockN tile of C whose top-left
-// element is (blockIdx.y * kBlockM, blockIdx.x * kBlockN); its 256 threads an 8 x 8 patch each.
-// A ring of kStages stages of shared memory (rung 6): slice s lives in stage s % kStages. Before
-// multiplying slice s, each thread starts the copies of slice s + kStages - 1 into the stage that
-// slice s - 1 used; they are in flight during the FMAs of slices s .. s + kStages - 2. One
-// __syncthreads() per slice. (Written for you in the notebook: the TODOs are the helpers above.)
+// element is (blockIdx.y * kBlockM, blockIdx.x * kBlockN); its 128 threads a 16 x 8 patch each.
+// Two stages of shared memory: while the block multiplies slice s from one, slice s + 1 is on
+// its way into the other, B by cp.async straight into shared memory, A into registers (it goes
+// to shared memory transposed, after the FMAs). One __syncthreads() per slice.
+// (Written for you in the notebook: the TODOs are the helpers above.)
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 2)
     sgemm_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
-  __align__(16) __shared__ float As[kStages][kBlockK][kAsRow];
-  __align__(16) __shared__ float Bs[kStages][kBlockK][kBlockN];
+  __align__(16) __shared__ float As[2][kBlockK][kAsRow];
+  __align__(16) __shared__ float Bs[2][kBlockK][kBlockN];
   const int row0 = blockIdx.y * kBlockM, col0 = blockIdx.x * kBlockN;
   int prow = 0, pcol = 0;
   patch_origin(prow, pcol);
@@ -418,26 +452,29 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
     for (int j = 0; j < kThreadN; ++j) acc[i][j] = 0.0f;
 
-  const int slices = (K + kBlockK - 1) / kBlockK;  // the last one may be partial: its copies fill in 0
-  // The first kStages - 1 slices on their way. One commit group per slice, empty where there is
-  // no such slice, so that "all but the kStages - 2 newest groups" always means "up to slice s".
-#pragma unroll
-  for (int p = 0; p < kStages - 1; ++p) {
-    if (p < slices) copy_slice<kVec>(A, B, M, N, K, row0, col0, p * kBlockK, As[p], Bs[p]);
-    commit_copies();
-  }
-  wait_copies<kStages - 2>();  // this thread's part of slice 0 has landed...
-  __syncthreads();             // ...and everyone's
+  // Slice 0 into stage 0.
+  float4 a[kLoads];
+  copy_b<kVec>(B, N, K, col0, 0, Bs[0]);
+  commit_copies();
+  load_a<kVec>(A, M, K, row0, 0, a);
+  store_a(As[0], a);
+  wait_copies();   // this thread's copies of B have landed...
+  __syncthreads(); // ...and everyone's, and all of As[0] is written
 
+  const int slices = (K + kBlockK - 1) / kBlockK;  // the last one may be partial: its loads give 0
   for (int s = 0; s < slices; ++s) {
-    // Refill the stage slice s - 1 used: every thread finished it before the last barrier.
-    const int next = s + kStages - 1;
-    if (next < slices) copy_slice<kVec>(A, B, M, N, K, row0, col0, next * kBlockK, As[next % kStages], Bs[next % kStages]);
-    commit_copies();
-    multiply_slice(As[s % kStages], Bs[s % kStages], prow, pcol, acc);
-    // Slice s + 1 complete in its stage before anyone reads it (the wait, then the barrier),
-    // and everyone done with slice s's stage before the next pass refills it (the barrier).
-    wait_copies<kStages - 2>();
+    const int cur = s % 2, nxt = 1 - cur;
+    const bool more = s + 1 < slices;
+    if (more) {  // slice s + 1 on its way, into the stage slice s - 1 used (everyone left it at the last barrier)
+      copy_b<kVec>(B, N, K, col0, (s + 1) * kBlockK, Bs[nxt]);
+      commit_copies();
+      load_a<kVec>(A, M, K, row0, (s + 1) * kBlockK, a);
+    }
+    multiply_slice(As[cur], Bs[cur], prow, pcol, acc);  // the copies and loads arrive meanwhile
+    if (more) store_a(As[nxt], a);
+    // Slice s + 1 complete in the other stage before anyone reads it (the wait, then the
+    // barrier), and everyone done with stage cur before the next pass refills it (the barrier).
+    wait_copies();
     __syncthreads();
   }
   store_patch<kVec>(C, M, N, row0 + prow, col0 + pcol, acc);
@@ -448,10 +485,10 @@ static bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 1
 void lab9::sgemm(const float* d_A, const float* d_B, float* d_C, int M, int N, int K) {
   const dim3 block(kThreads);
   const dim3 grid((N + kBlockN - 1) / kBlockN, (M + kBlockM - 1) / kBlockM);  // tiles of C, rounded up
-  // 16-byte copies of B and float4 stores to C need 16-byte aligned addresses: row k of B starts
-  // at B + k N and row r of C at C + r N, so N must be a multiple of 4 (and the pointers aligned).
-  // A is copied 4 bytes at a time, any K.
-  if (N % 4 == 0 && aligned16(d_B) && aligned16(d_C)) {
+  // float4 loads of A, 16-byte copies of B and float4 stores to C need 16-byte aligned addresses:
+  // row r of A starts at A + r K, row k of B at B + k N and row r of C at C + r N, so K and N must
+  // be multiples of 4 (and the pointers aligned).
+  if (K % 4 == 0 && N % 4 == 0 && aligned16(d_A) && aligned16(d_B) && aligned16(d_C)) {
     sgemm_kernel<true><<<grid, block>>>(d_A, d_B, d_C, M, N, K);
     CUDALAB_CHECK_LAUNCH("sgemm_kernel<true>");
   } else {

@@ -35,7 +35,7 @@ const ProductLab kLab{lab9_call::kCall, BM, BK, nullptr};
 
 std::vector<CheckCase> cases() {
   return {
-      {"one_by_one", "1 x 1 x 1: a single product, one busy thread of 256", mnk(1, 1, 1)},
+      {"one_by_one", "1 x 1 x 1: a single product, one busy thread of 128", mnk(1, 1, 1)},
       {"odd_small", "M 17, N 33, K 65: odd everywhere, less than one block tile", mnk(17, 33, 65)},
       {"k_below_slice", "K = 3, less than one slice of k (8): the only slice is partial", mnk(200, 136, 3)},
       {"one_block_tile", "128 x 128 x 128: exactly one block tile, whole slices of k", mnk(BM, BM, BM)},
