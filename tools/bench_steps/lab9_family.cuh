@@ -13,6 +13,10 @@
 //                 1  cp.async, 16 bytes (sm_80+)
 //   SWZ         0: blocks in launch order; G > 0: consecutive blocks walk down groups of G block
 //               rows, so the ones resident together share more of A and B in L2
+//   FRAG        0: each k's fragments read from shared memory, then its FMAs; 1: double-buffered
+//               fragments: k + 1's float4s read into a second set of registers during k's FMAs
+//   KSPLIT      1: one block per tile of C; S > 1: split-K, S blocks per tile (gridDim.z), each
+//               over its own range of slices, their sums added into C (zeroed first) by atomicAdd
 //
 // The ring: slices s + 1 .. s + STAGES - 1 are on their way while slice s is multiplied, one
 // __syncthreads() per slice. Register-staged operands (mode 0) run one slice ahead whatever
@@ -33,10 +37,11 @@
 namespace lab9_family {
 
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int AMODE_, int BMODE_,
-          int SWZ_ = 0, int MINB_ = 2>
+          int SWZ_ = 0, int MINB_ = 2, int FRAG_ = 0, int KSPLIT_ = 1>
 struct Cfg {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
   static constexpr int STAGES = STAGES_, AMODE = AMODE_, BMODE = BMODE_, SWZ = SWZ_, MINB = MINB_;
+  static constexpr int FRAG = FRAG_, KSPLIT = KSPLIT_;
   static constexpr int kWarpsAcross = BN / WN;
   static constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
   static constexpr int LR = WM / TM;  // lanes down a warp tile
@@ -54,6 +59,8 @@ struct Cfg {
   static_assert(BK % 4 == 0, "slices are whole float4s of A's rows");
   static_assert(STAGES >= 2, "at least double buffering");
   static_assert(kThreads <= 1024, "a block");
+  static_assert(FRAG == 0 || FRAG == 1, "fragments single or double buffered");
+  static_assert(KSPLIT >= 1, "split-K: blocks per tile");
 };
 
 // ---- Copies: asynchronous where the hardware has cp.async (sm_80+) ---------------------------
@@ -206,17 +213,24 @@ __global__ void __launch_bounds__(C::kThreads, C::MINB)
   auto As_of = [&](int s) { return smem + (s % S) * C::kStageFloats; };
   auto Bs_of = [&](int s) { return smem + (s % S) * C::kStageFloats + C::kAsFloats; };
 
-  const int slices = (K + BK - 1) / BK;
+  // This block's slices: all of them, or (split-K) its blockIdx.z-th share.
+  int s_begin = 0, slices = (K + BK - 1) / BK;
+  if constexpr (C::KSPLIT > 1) {
+    const int per = (slices + C::KSPLIT - 1) / C::KSPLIT;
+    s_begin = min(slices, int(blockIdx.z) * per);
+    slices = min(slices, s_begin + per) - s_begin;
+  }
+  const int kbase = s_begin * BK;
   // Prologue: slices 0 .. S-2 on their way (one commit group each, empty or not, so that the
   // count of groups to wait for is the same every time).
 #pragma unroll
   for (int p = 0; p < S - 1; ++p) {
-    if (p < slices) issue_async<C>(A, B, M, N, K, row0, col0, p * BK, As_of(p), Bs_of(p));
+    if (p < slices) issue_async<C>(A, B, M, N, K, row0, col0, kbase + p * BK, As_of(p), Bs_of(p));
     commit();
   }
   Staged<C> staged;
   if constexpr (kStaged) {
-    staged.load(A, B, M, N, K, row0, col0, 0);
+    if (slices > 0) staged.load(A, B, M, N, K, row0, col0, kbase);
     staged.store(As_of(0), Bs_of(0));
   }
   wait_prior<S - 2>();
@@ -226,17 +240,16 @@ __global__ void __launch_bounds__(C::kThreads, C::MINB)
     // Refill the stage that slice s - 1 used (everyone left it at the last barrier).
     {
       const int n = s + S - 1;
-      if (n < slices) issue_async<C>(A, B, M, N, K, row0, col0, n * BK, As_of(n), Bs_of(n));
+      if (n < slices) issue_async<C>(A, B, M, N, K, row0, col0, kbase + n * BK, As_of(n), Bs_of(n));
       commit();
     }
     if constexpr (kStaged)
-      if (s + 1 < slices) staged.load(A, B, M, N, K, row0, col0, (s + 1) * BK);  // in flight during the FMAs
+      if (s + 1 < slices) staged.load(A, B, M, N, K, row0, col0, kbase + (s + 1) * BK);  // in flight during the FMAs
 
     const float* As = As_of(s);
     const float* Bs = Bs_of(s);
-#pragma unroll
-    for (int k = 0; k < BK; ++k) {
-      float a[TM], b[TN];
+    // k's fragments: float4 reads of a row of As and of Bs.
+    auto read_frags = [&](int k, float(&a)[TM], float(&b)[TN]) {
 #pragma unroll
       for (int f = 0; f < TM / 4; ++f) {
         const float4 v = *reinterpret_cast<const float4*>(As + k * C::kAsRow + prow + f * C::LR * 4);
@@ -247,10 +260,28 @@ __global__ void __launch_bounds__(C::kThreads, C::MINB)
         const float4 v = *reinterpret_cast<const float4*>(Bs + k * BN + pcol + f * C::LC * 4);
         b[f * 4 + 0] = v.x, b[f * 4 + 1] = v.y, b[f * 4 + 2] = v.z, b[f * 4 + 3] = v.w;
       }
+    };
+    if constexpr (C::FRAG == 0) {
 #pragma unroll
-      for (int i = 0; i < TM; ++i)
+      for (int k = 0; k < BK; ++k) {
+        float a[TM], b[TN];
+        read_frags(k, a, b);
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
+    } else {
+      float a[2][TM], b[2][TN];
+      read_frags(0, a[0], b[0]);
+#pragma unroll
+      for (int k = 0; k < BK; ++k) {
+        if (k + 1 < BK) read_frags(k + 1, a[(k + 1) % 2], b[(k + 1) % 2]);  // on their way during k's FMAs
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[k % 2][i], b[k % 2][j], acc[i][j]);
+      }
     }
 
     if constexpr (kStaged)
@@ -267,9 +298,14 @@ __global__ void __launch_bounds__(C::kThreads, C::MINB)
 #pragma unroll
     for (int f = 0; f < TN / 4; ++f) {
       const int c = col0 + pcol + f * C::LC * 4;
-      if (c < N)
+      if (c >= N) continue;
+      if constexpr (C::KSPLIT > 1) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) atomicAdd(Cm + size_t(r) * N + c + j, acc[i][f * 4 + j]);
+      } else {
         *reinterpret_cast<float4*>(Cm + size_t(r) * N + c) =
             make_float4(acc[i][f * 4], acc[i][f * 4 + 1], acc[i][f * 4 + 2], acc[i][f * 4 + 3]);
+      }
     }
   }
 }
@@ -282,7 +318,8 @@ void launch(const float* A, const float* B, float* Cm, int M, int N, int K) {
     return true;
   }();
   (void)ready;
-  const dim3 grid((N + C::BN - 1) / C::BN, (M + C::BM - 1) / C::BM);
+  const dim3 grid((N + C::BN - 1) / C::BN, (M + C::BM - 1) / C::BM, C::KSPLIT);
+  if (C::KSPLIT > 1) cudaMemsetAsync(Cm, 0, size_t(M) * N * sizeof(float));  // split-K adds into C
   sgemm<C><<<grid, C::kThreads, C::kSmemBytes>>>(A, B, Cm, M, N, K);
 }
 

@@ -171,7 +171,7 @@ void print_tables(const std::vector<Candidate>& cands, const Results& r) {
   std::map<int, const Candidate*> by_id;
   for (const auto& c : cands) by_id[c.id] = &c;
   std::printf("\nparams: BM, BN, BK, WM, WN, TM, TN, STAGES, AMODE (0 registers, 1 cp.async 4 B), BMODE (0 registers, "
-              "1 cp.async 16 B), SWZ, MINB\n");
+              "1 cp.async 16 B), SWZ, MINB, FRAG (1 double-buffered fragments), KSPLIT (split-K)\n");
   for (int s = 0; s < kNumShapes; ++s) {
     const auto cu = r.find(kCublas);
     const double cublas_tf = cu != r.end() && cu->second[s].have ? tflops(kShapes[s], cu->second[s].ms) : 0;

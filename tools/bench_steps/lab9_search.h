@@ -8,7 +8,7 @@ namespace lab9_search {
 struct Candidate {
   int id;
   const char* rung;    // "" unless the candidate is a rung of the ladder
-  const char* params;  // BM, BN, BK, WM, WN, TM, TN, STAGES, AMODE, BMODE, SWZ, MINB
+  const char* params;  // BM, BN, BK, WM, WN, TM, TN, STAGES, AMODE, BMODE, SWZ, MINB, FRAG, KSPLIT
   int threads;
   size_t smem_bytes;
   void (*run)(const float* A, const float* B, float* C, int M, int N, int K);
