@@ -17,16 +17,19 @@
 //      2  1-D register blocking: 8 elements per thread         17.2       33.2%
 //      3  2-D register blocking: an 8 x 8 patch per thread     16.6       32.2%
 //      4  float4 loads, A transposed in shared memory          36.1       69.7%
-//      5  warp tiles, two shared-memory stages (reference)     37.5       72.5%
+//      5  warp tiles, two shared-memory stages                 37.5       72.5%
+//      6  64 x 64 warp tiles, 16 x 8 per thread, 128 threads   (measured: see README table)
+//      7  B copied by cp.async (reference)                     (measured: see README table)
 //         cuBLAS SGEMM                                         51.7       100%
 //
 //  All of it FP32 on the CUDA cores: cuBLAS runs with CUBLAS_DEFAULT_MATH, which keeps SGEMM
 //  in FP32 (TF32 tensor cores only with CUBLAS_TF32_TENSOR_OP_MATH), so it is the fair
 //  yardstick for an FP32 kernel. `make lab9` prints this table for your own GPU: its timing
 //  runs rungs 0 to 4 (the harness's kernels, harness/baselines/product.cu) and
-//  cuBLAS beside your kernel. The figures above are one such run, of the reference solution
+//  cuBLAS beside your kernel. The figures for rungs 0 to 5 are one such run, of rung 5's solution
 //  (make solution9 ARGS="--seed 2026") on an NVIDIA H100 80GB HBM3 (SXM, 132 SMs, CUDA 13.0):
-//  medians of 20 runs, the L2 cache flushed before each.
+//  medians of 20 runs, the L2 cache flushed before each; rungs 6 and 7 were timed by
+//  tools/gpu_sgemm_search.sh, each step alone.
 //
 //  THE BUDGET: WHAT FEEDS A MULTIPLY-ADD
 //  -------------------------------------
@@ -115,9 +118,39 @@
 //  slice s + 1 into the other stage: one __syncthreads() per slice, and the global memory
 //  latency hidden behind 512 FMAs.
 //  Measured apart: warp tiles alone (one stage, two barriers per slice) 36.6 TFLOP/s, 71.1%;
-//  with two stages 37.5, 72.5%. After rung 4 these are the last few percent: the gap to cuBLAS
-//  that remains is in the finer art (larger tiles per warp, double-buffered registers,
-//  instruction scheduling tuned in SASS).
+//  with two stages 37.5, 72.5%.
+//
+//  RUNG 6: MORE WORK PER THREAD: 64 x 64 WARP TILES, 16 x 8 PER THREAD
+//  --------------------------------------------------------------------
+//  Rung 5's thread reads 4 float4s of shared memory (16 words) for its 64 FMAs of each k: one
+//  LDS.128 per 16 FFMA, and a warp's 32 x 64 tile reads 32 + 64 words per k for 2,048 FMAs.
+//  Give each thread a 16 x 8 patch instead, four 4 x 4 fragments down (16 rows apart) and two
+//  across (32 columns apart): 6 float4 reads (24 words) for 128 FMAs, and a warp's tile grows to
+//  64 x 64, 64 + 64 words per k for 4,096 FMAs: a third less shared-memory traffic per FMA.
+//  The block tile stays 128 x 128, now 4 warps of 64 x 64, 128 threads. The price is registers:
+//  128 accumulators, 24 operands, addresses, about 210 a thread, so two blocks fill an SM: 8
+//  warps, half of rung 5's. That is enough when each warp has 128 independent FMAs per k to issue.
+//  A slice (128 x 8 of A, 8 x 128 of B) is now two float4s of each per thread.
+//
+//  RUNG 7: COPIES THAT DO NOT WAIT: CP.ASYNC FOR B
+//  -----------------------------------------------
+//  Every slice still goes through registers: LDG into registers before the FMAs, STS into
+//  shared memory after them, an instruction per float4 each way, issue slots taken from the
+//  FMAs. Since sm_80 the GPU copies global memory straight into shared memory: cp.async (CUDA
+//  C++: __pipeline_memcpy_async from <cuda_pipeline.h>). The thread issues the copy and goes on
+//  at once; no register holds the data. __pipeline_commit() closes the copies issued so far into
+//  a group, __pipeline_wait_prior(0) waits until all of them have landed; then a __syncthreads()
+//  makes everyone's copies visible. B goes into shared memory as it is: one 16-byte copy per
+//  float4. A does not: it is stored transposed, and a copy moves bytes as they are, so A would
+//  need a 4-byte copy per element, four times the instructions. The search measured that, and
+//  rings of 3 and 4 stages that cp.async makes possible, slower than this kernel (see the
+//  README's table): A stays on rung 5's path, through registers, and two stages remain.
+//  cp.async exists from sm_80 on, and not at all on the CPU backend. The copies are wrapped in
+//  copy4 / copy16 / commit_copies / wait_copies, which use it where __CUDA_ARCH__ >= 800 (nvcc's
+//  device pass for such a GPU) and otherwise copy with a plain load and store: the same kernel,
+//  correct everywhere, with the overlap where the hardware has it.
+//  Past this rung the gap to cuBLAS is in the finer art (double-buffered fragments, other tile
+//  shapes per size, instruction scheduling tuned in SASS): GOING FURTHER below.
 //
 //  EDGES: LAB 5'S BOUNDS, A FLOAT4 AT A TIME
 //  -----------------------------------------
@@ -129,21 +162,23 @@
 //
 //  THE TASK
 //  --------
-//  Fill in the five helpers below (the TODOs): patch_origin (where a thread's patch lies),
-//  load_slice (global memory to registers, both versions), store_slice (registers to shared
-//  memory, A transposed), multiply_slice (the 8 x 8 outer products) and store_patch (to C,
-//  both versions). The kernel's main loop (two stages, one barrier per slice) and the host
+//  Fill in the six helpers below (the TODOs): patch_origin (where a thread's patch lies),
+//  load_a (A from global memory to registers, both versions), store_a (registers to shared
+//  memory, transposed), copy_b (B from global to shared memory with copy16 / copy4, both
+//  versions), multiply_slice (the 16 x 8 outer products) and store_patch (to C, both versions).
+//  The copy wrappers, the kernel's main loop (two stages, one barrier per slice) and the host
 //  function are written for you. Keep the block mapping: blockIdx.x across C's columns,
 //  blockIdx.y down its rows, a 128 x 128 tile per block (lab9.h; the harness names the block
 //  that owns a wrong element by it). Inside the block the layout is yours.
 //  You can climb in steps: first rung 4's layout (kFragStepM = kFragStepN = 4, patch_origin
-//  at ((t / 16) * 8, (t % 16) * 8)), then the warp tile; time each with make lab9 and watch
+//  at ((t / 16) * 16, (t % 16) * 8)), then the warp tile; time each with make lab9 and watch
 //  the figure move.
 //
 //  HOW FAST?
 //  ---------
-//  The reference solution reaches 72.5% of cuBLAS at 4096^3 on the H100 (37.5 TFLOP/s against
-//  cuBLAS's 51.7), 4.2 times lab 5's kernel. The timed runs check their own answers too.
+//  The reference solution: (measured: see README table) of cuBLAS at 4096^3 on the H100 (rung
+//  5's reached 72.5%, 37.5 TFLOP/s against cuBLAS's 51.7). The timed runs check their own
+//  answers too.
 //  On small or thin products (the checks' sizes) it is far from that: 1000 x 1000 is 8 x 8 =
 //  64 blocks, for 132 SMs that could each run two. cuBLAS picks other tiles for those shapes.
 //
@@ -183,13 +218,17 @@
 //  GOING FURTHER
 //  -------------
 //  * BK = 16: half as many barriers and loop trips per FMA, twice the shared memory and the
-//    registers in flight (two float4 of A and of B per thread). Measured on the H100 with the
-//    rest of the reference unchanged: 38.4 TFLOP/s, 74.2% of cuBLAS (72.5% with BK = 8).
+//    registers in flight. Measured on the H100 with rung 5's kernel: 38.4 TFLOP/s, 74.2% of
+//    cuBLAS (72.5% with BK = 8); for this kernel see the search's tables.
+//  * Double-buffered fragments: read k + 1's float4s from shared memory into a second set of
+//    registers while k's FMAs run. tools/gpu_sgemm_search.sh times this and the other ideas
+//    below on one kernel template (tools/bench_steps/lab9_family.cuh).
 //  * Look at what the compiler made of it: cuobjdump -sass build/cuda/labs/lab9.o, and count
 //    LDS.128, LDG.E.128 and FFMA in the loop; then ncu --section MemoryWorkloadAnalysis_Tables
 //    shows the shared-memory bank conflicts of rung 4 against yours.
-//  * Thin shapes (tall_skinny, M = 4001, N = 16) use one column of blocks: split K across
-//    blocks and add the partial products (split-K), or pick smaller tiles when M N is small.
+//  * Thin shapes (tall_skinny, M = 4001, N = 16) and small ones (1024^3 is 64 blocks of
+//    128 x 128 for 132 SMs) use few blocks: split K across blocks and add the partial products
+//    (split-K), or pick smaller tiles when M N is small.
 //  * Block order: at 4096^3 the grid is 32 x 32 blocks, about 264 of them resident at once.
 //    Launching them in groups of a few block rows at a time (a "swizzle") keeps the A and B
 //    tiles that neighbours share in L2.
@@ -204,6 +243,17 @@
 
 #include "cudalab/lab9.h"
 
+// cp.async (rung 7) through CUDA's own pipeline primitives (cuda_pipeline.h), in nvcc's device
+// pass for sm_80 and later only: __CUDA_ARCH__ is defined there and nowhere else. nvcc's host
+// pass, GPUs older than sm_80 and the CPU backend (g++; it has no cuda_pipeline.h) compile the
+// plain copies in copy4 / copy16 below instead: the same program, without the overlap.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#include <cuda_pipeline.h>
+#define LAB9_CP_ASYNC 1
+#else
+#define LAB9_CP_ASYNC 0
+#endif
+
 using lab9::kBlockK;
 using lab9::kBlockM;
 using lab9::kBlockN;
@@ -211,29 +261,67 @@ using lab9::kThreadM;
 using lab9::kThreads;
 using lab9::kThreadN;
 
-// The warp tile (rung 5): the block's 8 warps as 4 x 2, each a 32 x 64 piece of the block
-// tile; a warp's 32 lanes as 4 x 8, each owning four 4 x 4 fragments of C, 16 rows and 32
-// columns apart. So lane (lr, lc) of warp (wr, wc) owns rows  wr*32 + lr*4 + {0..3, 16..19}
-// and columns  wc*64 + lc*4 + {0..3, 32..35}  of the block tile.
+// The warp tile (rung 6): the block's 4 warps as 2 x 2, each a 64 x 64 quarter of the block
+// tile; a warp's 32 lanes as 4 x 8, each owning a 16 x 8 patch made of 4 x 2 fragments of 4 x 4,
+// 16 rows and 32 columns apart. So lane (lr, lc) of warp (wr, wc) owns rows
+//   wr*64 + lr*4 + {0..3, 16..19, 32..35, 48..51}   and columns   wc*64 + lc*4 + {0..3, 32..35}
+// of the block tile.
 // (Rung 4's layout instead: kFragStepM = kFragStepN = 4, and patch_origin below gives thread t
-// the patch at ((t / 16) * 8, (t % 16) * 8).)
-constexpr int kWarpM = 32, kWarpN = 64;
-constexpr int kWarpsAcross = kBlockN / kWarpN;   // 2
-constexpr int kLanesAcross = 8;                  // lanes along a warp tile's row
-constexpr int kFragStepM = kWarpM / 2;           // 16: rows between a thread's two fragment rows
-constexpr int kFragStepN = kWarpN / 2;           // 32: columns between its two fragment columns
-static_assert(kThreadM == 8 && kThreadN == 8, "two 4 x 4 fragments each way");
-static_assert(kWarpsAcross * kWarpN == kBlockN, "the warp tiles cover the block tile's width");
-static_assert(kFragStepM % 4 == 0 && kFragStepN % 4 == 0, "a fragment starts on a float4 of shared memory");
+// the patch at ((t / 16) * 16, (t % 16) * 8).)
+constexpr int kWarpM = 64, kWarpN = 64;
+constexpr int kWarpsAcross = kBlockN / kWarpN;     // 2
+constexpr int kLanesDown = kWarpM / kThreadM;      // 4: lanes down a warp tile
+constexpr int kLanesAcross = kWarpN / kThreadN;    // 8: lanes along a warp tile's row
+constexpr int kFragsM = kThreadM / 4;              // 4 fragments down a patch...
+constexpr int kFragsN = kThreadN / 4;              // ...and 2 across
+constexpr int kFragStepM = kLanesDown * 4;         // 16: rows between a thread's fragment rows
+constexpr int kFragStepN = kLanesAcross * 4;       // 32: columns between its fragment columns
+static_assert(kThreadM % 4 == 0 && kThreadN % 4 == 0, "a patch is made of 4 x 4 fragments");
+static_assert(kLanesDown * kLanesAcross == 32, "a warp's 32 lanes cover its tile");
+static_assert(kWarpsAcross * kWarpN == kBlockN && kBlockM % kWarpM == 0, "the warp tiles cover the block tile");
 static_assert((kBlockM / kWarpM) * (kBlockN / kWarpN) * 32 == kThreads, "one warp per warp tile");
-static_assert((kWarpM / 8) * kLanesAcross == 32, "a warp's lanes cover its tile");
-// One slice of k is kBlockM x kBlockK of A and kBlockK x kBlockN of B: one float4 of each per thread.
-static_assert(kBlockM * kBlockK == 4 * kThreads && kBlockK * kBlockN == 4 * kThreads, "one float4 each");
+// One slice of k is kBlockM x kBlockK of A and kBlockK x kBlockN of B: 256 float4s of each, two
+// per thread.
+constexpr int kLoads = kBlockM * kBlockK / 4 / kThreads;  // 2
+static_assert(kLoads * 4 * kThreads == kBlockM * kBlockK && kLoads * 4 * kThreads == kBlockK * kBlockN,
+              "whole float4s of each per thread");
 
 // As is stored transposed, As[k][m], so that a thread's A values for one k are contiguous (one
 // float4 read per fragment). Rows of kBlockM + 4 floats: the 4 extra put the two halves of a
 // warp's transposed stores in different banks, and keep every row 16-byte aligned.
 constexpr int kAsRow = kBlockM + 4;
+
+// ---- Copies from global to shared memory (rung 7) -------------------------------------------
+// On sm_80 and later cp.async: the copy goes from global memory to shared memory without passing
+// through the thread's registers, and the thread goes on at once (the FMAs of the slice before
+// run meanwhile). __pipeline_commit() closes a group of copies; __pipeline_wait_prior(0) waits
+// until all of this thread's groups have landed. Elsewhere (the CPU backend, older GPUs) a plain
+// copy, which is done when it returns: the same program, only without the overlap.
+__device__ __forceinline__ void copy4(float* dst_shared, const float* src) {
+#if LAB9_CP_ASYNC
+  __pipeline_memcpy_async(dst_shared, src, 4);
+#else
+  *dst_shared = *src;
+#endif
+}
+// 16 bytes: both addresses 16-byte aligned. (16-byte cp.async bypasses L1: .cg.)
+__device__ __forceinline__ void copy16(float* dst_shared, const float* src) {
+#if LAB9_CP_ASYNC
+  __pipeline_memcpy_async(dst_shared, src, 16);
+#else
+  *reinterpret_cast<float4*>(dst_shared) = *reinterpret_cast<const float4*>(src);
+#endif
+}
+__device__ __forceinline__ void commit_copies() {
+#if LAB9_CP_ASYNC
+  __pipeline_commit();
+#endif
+}
+__device__ __forceinline__ void wait_copies() {
+#if LAB9_CP_ASYNC
+  __pipeline_wait_prior(0);
+#endif
+}
 
 // Where this thread's first fragment lies in the block tile: row and col relative to the
 // block tile's top-left corner.
@@ -245,55 +333,69 @@ __device__ __forceinline__ void patch_origin(int& row, int& col) {
   col = 0;
 }
 
-// Global memory -> registers: this thread's share of the slice of k starting at k0: 4 values of
-// A and 4 of B, 0 where outside the matrices. With t = threadIdx.x:
-//   a[i] = A[row0 + t / 2][k0 + (t % 2) * 4 + i]      (a row of A, 4 consecutive k)
-//   b[i] = B[k0 + t / 32][col0 + (t % 32) * 4 + i]    (a row of B, 4 consecutive columns)
-// 256 threads x 4 = the 128 x 8 slice of A and the 8 x 128 slice of B.
-template <bool kAligned>
-__device__ __forceinline__ void load_slice(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
-                                           int K, int row0, int col0, int k0, float (&a)[4], float (&b)[4]) {
-  // TODO 2: kAligned == false: four scalar loads each, every one tested (row < M and k < K for
-  //         A, k < K and col < N for B), 0 when outside.
-  //         kAligned == true (K and N multiples of 4, pointers 16-byte aligned): each group of 4
-  //         is one float4,  *reinterpret_cast<const float4*>(A + size_t(row) * K + k), wholly
-  //         inside or wholly outside: one test per float4 (row < M && k < K), else all 0.
+// A, global memory -> registers: this thread's share of the slice of k starting at k0, two
+// groups of 4 consecutive k of one row, 0 where outside the matrix. Group i is u = t + i * 128
+// (t = threadIdx.x):  a[i] = A[row0 + u / 2][k0 + (u % 2) * 4 ...+3].
+// kVec (K % 4 == 0, A 16-byte aligned): one float4 load, wholly inside or wholly outside;
+// otherwise four scalar loads, each tested.
+template <bool kVec>
+__device__ __forceinline__ void load_a(const float* __restrict__ A, int M, int K, int row0, int k0,
+                                       float4 (&a)[kLoads]) {
+  // TODO 2: for i < kLoads (#pragma unroll): u = threadIdx.x + i * kThreads, the row
+  //         r = row0 + u / 2 and the first k = k0 + (u % 2) * 4 (kBlockK / 4 = 2 groups per row).
+  //         kVec: one float4,  *reinterpret_cast<const float4*>(A + size_t(r) * K + k), when
+  //         r < M && k < K, else all 0. Otherwise the four values one by one, each tested (k + j < K).
+  for (int i = 0; i < kLoads; ++i) a[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 }
 
-// Registers -> shared memory: A transposed, As[(t % 2) * 4 + i][t / 2] = a[i]; B as it is, the
-// 4 values at Bs[t / 32][(t % 32) * 4 ...] (one float4 store).
-__device__ __forceinline__ void store_slice(float (*As)[kAsRow], float (*Bs)[kBlockN], const float (&a)[4],
-                                            const float (&b)[4]) {
-  // TODO 3: the four stores of a[] into a column of As, and one float4 store of b[] into Bs.
+// A, registers -> shared memory, transposed: the four values of group u go down a column of As,
+// As[(u % 2) * 4 + j][u / 2] = a[i].{x, y, z, w}.
+__device__ __forceinline__ void store_a(float (*As)[kAsRow], const float4 (&a)[kLoads]) {
+  // TODO 3: for i < kLoads: u as in load_a, r = u / 2, k = (u % 2) * 4:
+  //         As[k + 0][r] = a[i].x, As[k + 1][r] = a[i].y, As[k + 2][r] = a[i].z, As[k + 3][r] = a[i].w
 }
 
-// One slice: for each of its kBlockK values of k, this thread's 8 values of A (a column of
-// As) and 8 of B (a row of Bs) in registers, and their 64 products added to the 8 x 8 patch.
-// (prow, pcol): the first fragment's corner, from patch_origin.
+// B, global -> shared memory as it is, by cp.async: two groups of 4 columns of one row, group
+// u = t + i * 128:  Bs[u / 32][(u % 32) * 4 ...+3] = B[k0 + u / 32][col0 + (u % 32) * 4 ...+3],
+// 0 where outside the matrix. kVec (N % 4 == 0, B 16-byte aligned): one 16-byte copy, wholly
+// inside or wholly outside; otherwise four 4-byte copies, each tested.
+template <bool kVec>
+__device__ __forceinline__ void copy_b(const float* __restrict__ B, int N, int K, int col0, int k0,
+                                       float (*Bs)[kBlockN]) {
+  // TODO 4: for i < kLoads: u = threadIdx.x + i * kThreads, kr = u / 32, c = (u % 32) * 4,
+  //         k = k0 + kr, col = col0 + c, dst = &Bs[kr][c].
+  //         kVec: copy16(dst, B + size_t(k) * N + col) when k < K && col < N, else a float4 of 0
+  //         stored at dst. Otherwise for j < 4: copy4(dst + j, ...) when col + j < N too, else 0.
+}
+
+// One slice: for each of its kBlockK values of k, this thread's 16 values of A (four float4s of a
+// row of As) and 8 of B (two float4s of a row of Bs) in registers, and their 128 products added
+// to the 16 x 8 patch. (prow, pcol): the first fragment's corner, from patch_origin.
 __device__ __forceinline__ void multiply_slice(const float (*As)[kAsRow], const float (*Bs)[kBlockN], int prow,
                                                int pcol, float (&acc)[kThreadM][kThreadN]) {
-  // TODO 4: for k = 0 .. kBlockK-1 (#pragma unroll):
-  //           four float4 reads: As[k][prow], As[k][prow + kFragStepM], Bs[k][pcol], Bs[k][pcol + kFragStepN]
-  //           a[8] = the 8 values of A, b[8] = the 8 of B
-  //           acc[i][j] = fmaf(a[i], b[j], acc[i][j]) for i, j < 8 (#pragma unroll both)
+  // TODO 5: for k = 0 .. kBlockK-1 (#pragma unroll):
+  //           a[16]: the float4s As[k][prow + f * kFragStepM] for f < kFragsM (4)
+  //           b[8]:  the float4s Bs[k][pcol + f * kFragStepN] for f < kFragsN (2)
+  //           acc[i][j] = fmaf(a[i], b[j], acc[i][j]) for i < 16, j < 8 (#pragma unroll both)
 }
 
-// The 8 x 8 patch -> C, element (i, j) at row  row + (i / 4) * kFragStepM + i % 4,  column
-// col + (j / 4) * kFragStepN + j % 4  (row, col: the first fragment's corner in C).
-template <bool kAligned>
+// The 16 x 8 patch -> C, element (i, j) at row  row + (i / 4) * kFragStepM + i % 4,  column
+// col + (j / 4) * kFragStepN + j % 4  (row, col: the first fragment's corner in C). kVec: each
+// fragment row is one float4 store (N % 4 == 0: wholly inside or wholly outside).
+template <bool kVec>
 __device__ __forceinline__ void store_patch(float* __restrict__ C, int M, int N, int row, int col,
                                             const float (&acc)[kThreadM][kThreadN]) {
-  // TODO 5: each store tested: row < M and col < N. kAligned: each group of 4 columns is one
+  // TODO 6: each store tested: row < M and col < N. kVec: each group of 4 columns is one
   //         float4 store, wholly inside or outside (one test); otherwise one float at a time.
 }
 
 // Block (blockIdx.x, blockIdx.y) computes the kBlockM x kBlockN tile of C whose top-left
-// element is (blockIdx.y * kBlockM, blockIdx.x * kBlockN); its 256 threads an 8 x 8 patch each.
-// Two stages of shared memory (rung 5): while the block multiplies slice s from one, each
-// thread's loads of slice s + 1 are on their way from global memory into registers, and go to
-// the other stage afterwards. One __syncthreads() per slice. (Written for you: the TODOs are
-// the helpers above.)
-template <bool kAligned>
+// element is (blockIdx.y * kBlockM, blockIdx.x * kBlockN); its 128 threads a 16 x 8 patch each.
+// Two stages of shared memory: while the block multiplies slice s from one, slice s + 1 is on
+// its way into the other, B by cp.async straight into shared memory, A into registers (it goes
+// to shared memory transposed, after the FMAs). One __syncthreads() per slice.
+// (Written for you: the TODOs are the helpers above.)
+template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 2)
     sgemm_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
   __align__(16) __shared__ float As[2][kBlockK][kAsRow];
@@ -308,22 +410,32 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
     for (int j = 0; j < kThreadN; ++j) acc[i][j] = 0.0f;
 
-  float a[4] = {}, b[4] = {};
-  load_slice<kAligned>(A, B, M, N, K, row0, col0, 0, a, b);
-  store_slice(As[0], Bs[0], a, b);
-  __syncthreads();
+  // Slice 0 into stage 0.
+  float4 a[kLoads];
+  copy_b<kVec>(B, N, K, col0, 0, Bs[0]);
+  commit_copies();
+  load_a<kVec>(A, M, K, row0, 0, a);
+  store_a(As[0], a);
+  wait_copies();   // this thread's copies of B have landed...
+  __syncthreads(); // ...and everyone's, and all of As[0] is written
+
   const int slices = (K + kBlockK - 1) / kBlockK;  // the last one may be partial: its loads give 0
   for (int s = 0; s < slices; ++s) {
-    const int stage = s % 2;
+    const int cur = s % 2, nxt = 1 - cur;
     const bool more = s + 1 < slices;
-    if (more) load_slice<kAligned>(A, B, M, N, K, row0, col0, (s + 1) * kBlockK, a, b);  // in flight...
-    multiply_slice(As[stage], Bs[stage], prow, pcol, acc);                              // ...during this
-    if (more) store_slice(As[1 - stage], Bs[1 - stage], a, b);
-    // Slice s + 1 is complete in the other stage before anyone reads it, and everyone is done
-    // with stage `stage` before the next pass writes into it.
+    if (more) {  // slice s + 1 on its way, into the stage slice s - 1 used (everyone left it at the last barrier)
+      copy_b<kVec>(B, N, K, col0, (s + 1) * kBlockK, Bs[nxt]);
+      commit_copies();
+      load_a<kVec>(A, M, K, row0, (s + 1) * kBlockK, a);
+    }
+    multiply_slice(As[cur], Bs[cur], prow, pcol, acc);  // the copies and loads arrive meanwhile
+    if (more) store_a(As[nxt], a);
+    // Slice s + 1 complete in the other stage before anyone reads it (the wait, then the
+    // barrier), and everyone done with stage cur before the next pass refills it (the barrier).
+    wait_copies();
     __syncthreads();
   }
-  store_patch<kAligned>(C, M, N, row0 + prow, col0 + pcol, acc);
+  store_patch<kVec>(C, M, N, row0 + prow, col0 + pcol, acc);
 }
 
 static bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
@@ -331,8 +443,9 @@ static bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 1
 void lab9::sgemm(const float* d_A, const float* d_B, float* d_C, int M, int N, int K) {
   const dim3 block(kThreads);
   const dim3 grid((N + kBlockN - 1) / kBlockN, (M + kBlockM - 1) / kBlockM);  // tiles of C, rounded up
-  // float4 loads and stores need 16-byte aligned addresses: row r of A starts at A + r K and
-  // row k of B at B + k N, so K and N must be multiples of 4 (and the pointers aligned).
+  // float4 loads of A, 16-byte copies of B and float4 stores to C need 16-byte aligned addresses:
+  // row r of A starts at A + r K, row k of B at B + k N and row r of C at C + r N, so K and N must
+  // be multiples of 4 (and the pointers aligned).
   if (K % 4 == 0 && N % 4 == 0 && aligned16(d_A) && aligned16(d_B) && aligned16(d_C)) {
     sgemm_kernel<true><<<grid, block>>>(d_A, d_B, d_C, M, N, K);
     CUDALAB_CHECK_LAUNCH("sgemm_kernel<true>");

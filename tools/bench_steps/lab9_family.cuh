@@ -230,8 +230,10 @@ __global__ void __launch_bounds__(C::kThreads, C::MINB)
   }
   Staged<C> staged;
   if constexpr (kStaged) {
-    if (slices > 0) staged.load(A, B, M, N, K, row0, col0, kbase);
-    staged.store(As_of(0), Bs_of(0));
+    if (slices > 0) {  // (split-K: a last share may be empty)
+      staged.load(A, B, M, N, K, row0, col0, kbase);
+      staged.store(As_of(0), Bs_of(0));
+    }
   }
   wait_prior<S - 2>();
   __syncthreads();
