@@ -18,7 +18,8 @@
 //      3  2-D register blocking: an 8 x 8 patch per thread     16.6       32.2%
 //      4  float4 loads, A transposed in shared memory          36.1       69.7%
 //      5  warp tiles, two shared-memory stages                 37.5       72.5%
-//      6  cp.async, a ring of 4 stages (reference)             (measured: see README table)
+//      6  64 x 64 warp tiles, 16 x 8 per thread, 128 threads   (measured: see README table)
+//      7  B copied by cp.async (reference)                     (measured: see README table)
 //         cuBLAS SGEMM                                         51.7       100%
 //
 //  All of it FP32 on the CUDA cores: cuBLAS runs with CUBLAS_DEFAULT_MATH, which keeps SGEMM
@@ -27,7 +28,8 @@
 //  runs rungs 0 to 4 (the harness's kernels, harness/baselines/product.cu) and
 //  cuBLAS beside your kernel. The figures for rungs 0 to 5 are one such run, of rung 5's solution
 //  (make solution9 ARGS="--seed 2026") on an NVIDIA H100 80GB HBM3 (SXM, 132 SMs, CUDA 13.0):
-//  medians of 20 runs, the L2 cache flushed before each.
+//  medians of 20 runs, the L2 cache flushed before each; rungs 6 and 7 were timed by
+//  tools/gpu_sgemm_search.sh, each step alone.
 //
 //  THE BUDGET: WHAT FEEDS A MULTIPLY-ADD
 //  -------------------------------------
@@ -116,38 +118,39 @@
 //  slice s + 1 into the other stage: one __syncthreads() per slice, and the global memory
 //  latency hidden behind 512 FMAs.
 //  Measured apart: warp tiles alone (one stage, two barriers per slice) 36.6 TFLOP/s, 71.1%;
-//  with two stages 37.5, 72.5%. After rung 4 these are the last few percent: the gap to cuBLAS
-//  that remains is in the finer art (larger tiles per warp, double-buffered registers,
-//  instruction scheduling tuned in SASS).
+//  with two stages 37.5, 72.5%.
 //
-//  RUNG 6: COPIES THAT DO NOT WAIT: CP.ASYNC AND A RING OF STAGES
-//  ---------------------------------------------------------------
-//  Rung 5 moves every slice through registers: LDG into registers, then STS into shared memory.
-//  That costs instructions (a load, four transposed stores of A, a store of B per thread and
-//  slice, each an issue slot taken from the FMAs), registers held across the FMAs (8 of the 128
-//  a thread may have at two blocks per SM), and it stops at two stages: a third would hold a
-//  second set of registers. Since sm_80 the GPU copies global memory straight into shared
-//  memory: cp.async (CUDA C++: __pipeline_memcpy_async from <cuda_pipeline.h>). The thread
-//  issues the copy and goes on at once; no register holds the data. __pipeline_commit() closes
-//  the copies issued so far into a group, __pipeline_wait_prior(n) waits until at most the n
-//  newest groups are still on their way; then a __syncthreads() makes everyone's copies visible.
-//  So more stages cost only shared memory: a ring of kStages = 4 (33 KB with As and Bs), slice s
-//  in stage s % 4. Before multiplying slice s each thread starts the copies of slice s + 3 into
-//  the stage that slice s - 1 used; at the end of the pass it waits for slice s + 1's group and
-//  meets the others at the one barrier of the slice.
-//  The transposed A tile: a copy moves bytes as they are, so a 16-byte copy of 4 values of k
-//  cannot spread them over 4 rows of As. Each element of A gets a 4-byte copy of its own, to its
-//  transposed slot: a warp copies 4 rows x 8 consecutive k of A (coalesced reads) into 8 rows x
-//  4 columns of As. The padding of rung 5 (rows of 132 floats) puts those 32 stores in 32
-//  different banks: row kk of As starts 4 kk banks further on (without it, 128 floats, every kk
-//  of one row of A would land in the same bank: an 8-way conflict). A 4-byte copy also needs no
-//  alignment, so A's copies work for any K; only B's 16-byte copies and the float4 stores of C
-//  need N % 4 == 0.
+//  RUNG 6: MORE WORK PER THREAD: 64 x 64 WARP TILES, 16 x 8 PER THREAD
+//  --------------------------------------------------------------------
+//  Rung 5's thread reads 4 float4s of shared memory (16 words) for its 64 FMAs of each k: one
+//  LDS.128 per 16 FFMA, and a warp's 32 x 64 tile reads 32 + 64 words per k for 2,048 FMAs.
+//  Give each thread a 16 x 8 patch instead, four 4 x 4 fragments down (16 rows apart) and two
+//  across (32 columns apart): 6 float4 reads (24 words) for 128 FMAs, and a warp's tile grows to
+//  64 x 64, 64 + 64 words per k for 4,096 FMAs: a third less shared-memory traffic per FMA.
+//  The block tile stays 128 x 128, now 4 warps of 64 x 64, 128 threads. The price is registers:
+//  128 accumulators, 24 operands, addresses, about 210 a thread, so two blocks fill an SM: 8
+//  warps, half of rung 5's. That is enough when each warp has 128 independent FMAs per k to issue.
+//  A slice (128 x 8 of A, 8 x 128 of B) is now two float4s of each per thread.
+//
+//  RUNG 7: COPIES THAT DO NOT WAIT: CP.ASYNC FOR B
+//  -----------------------------------------------
+//  Every slice still goes through registers: LDG into registers before the FMAs, STS into
+//  shared memory after them, an instruction per float4 each way, issue slots taken from the
+//  FMAs. Since sm_80 the GPU copies global memory straight into shared memory: cp.async (CUDA
+//  C++: __pipeline_memcpy_async from <cuda_pipeline.h>). The thread issues the copy and goes on
+//  at once; no register holds the data. __pipeline_commit() closes the copies issued so far into
+//  a group, __pipeline_wait_prior(0) waits until all of them have landed; then a __syncthreads()
+//  makes everyone's copies visible. B goes into shared memory as it is: one 16-byte copy per
+//  float4. A does not: it is stored transposed, and a copy moves bytes as they are, so A would
+//  need a 4-byte copy per element, four times the instructions. The search measured that, and
+//  rings of 3 and 4 stages that cp.async makes possible, slower than this kernel (see the
+//  README's table): A stays on rung 5's path, through registers, and two stages remain.
 //  cp.async exists from sm_80 on, and not at all on the CPU backend. The copies are wrapped in
 //  copy4 / copy16 / commit_copies / wait_copies, which use it where __CUDA_ARCH__ >= 800 (nvcc's
 //  device pass for such a GPU) and otherwise copy with a plain load and store: the same kernel,
 //  correct everywhere, with the overlap where the hardware has it.
-//  Measured (tools/gpu_sgemm_search.sh, each step timed alone): (measured: see README table).
+//  Past this rung the gap to cuBLAS is in the finer art (double-buffered fragments, other tile
+//  shapes per size, instruction scheduling tuned in SASS): GOING FURTHER below.
 //
 //  EDGES: LAB 5'S BOUNDS, A FLOAT4 AT A TIME
 //  -----------------------------------------
@@ -159,21 +162,23 @@
 //
 //  THE TASK
 //  --------
-//  Fill in the four helpers below (the TODOs): patch_origin (where a thread's patch lies),
-//  copy_slice (global to shared memory with copy4 / copy16, A transposed, both versions),
-//  multiply_slice (the 8 x 8 outer products) and store_patch (to C, both versions). The copy
-//  wrappers, the kernel's main loop (the ring of stages, one barrier per slice) and the host
+//  Fill in the six helpers below (the TODOs): patch_origin (where a thread's patch lies),
+//  load_a (A from global memory to registers, both versions), store_a (registers to shared
+//  memory, transposed), copy_b (B from global to shared memory with copy16 / copy4, both
+//  versions), multiply_slice (the 16 x 8 outer products) and store_patch (to C, both versions).
+//  The copy wrappers, the kernel's main loop (two stages, one barrier per slice) and the host
 //  function are written for you. Keep the block mapping: blockIdx.x across C's columns,
 //  blockIdx.y down its rows, a 128 x 128 tile per block (lab9.h; the harness names the block
 //  that owns a wrong element by it). Inside the block the layout is yours.
 //  You can climb in steps: first rung 4's layout (kFragStepM = kFragStepN = 4, patch_origin
-//  at ((t / 16) * 8, (t % 16) * 8)), then the warp tile; time each with make lab9 and watch
+//  at ((t / 16) * 16, (t % 16) * 8)), then the warp tile; time each with make lab9 and watch
 //  the figure move.
 //
 //  HOW FAST?
 //  ---------
-//  The reference solution: (measured: see README table) of cuBLAS at 4096^3 on the H100 (rung 5's
-//  reached 72.5%, 37.5 TFLOP/s against cuBLAS's 51.7). The timed runs check their own answers too.
+//  The reference solution: (measured: see README table) of cuBLAS at 4096^3 on the H100 (rung
+//  5's reached 72.5%, 37.5 TFLOP/s against cuBLAS's 51.7). The timed runs check their own
+//  answers too.
 //  On small or thin products (the checks' sizes) it is far from that: 1000 x 1000 is 8 x 8 =
 //  64 blocks, for 132 SMs that could each run two. cuBLAS picks other tiles for those shapes.
 //
@@ -207,13 +212,17 @@
 //  GOING FURTHER
 //  -------------
 //  * BK = 16: half as many barriers and loop trips per FMA, twice the shared memory and the
-//    registers in flight (two float4 of A and of B per thread). Measured on the H100 with the
-//    rest of the reference unchanged: 38.4 TFLOP/s, 74.2% of cuBLAS (72.5% with BK = 8).
+//    registers in flight. Measured on the H100 with rung 5's kernel: 38.4 TFLOP/s, 74.2% of
+//    cuBLAS (72.5% with BK = 8); for this kernel see the search's tables.
+//  * Double-buffered fragments: read k + 1's float4s from shared memory into a second set of
+//    registers while k's FMAs run. tools/gpu_sgemm_search.sh times this and the other ideas
+//    below on one kernel template (tools/bench_steps/lab9_family.cuh).
 //  * Look at what the compiler made of it: cuobjdump -sass build/cuda/labs/lab9.o, and count
 //    LDS.128, LDG.E.128 and FFMA in the loop; then ncu --section MemoryWorkloadAnalysis_Tables
 //    shows the shared-memory bank conflicts of rung 4 against yours.
-//  * Thin shapes (tall_skinny, M = 4001, N = 16) use one column of blocks: split K across
-//    blocks and add the partial products (split-K), or pick smaller tiles when M N is small.
+//  * Thin shapes (tall_skinny, M = 4001, N = 16) and small ones (1024^3 is 64 blocks of
+//    128 x 128 for 132 SMs) use few blocks: split K across blocks and add the partial products
+//    (split-K), or pick smaller tiles when M N is small.
 //  * Block order: at 4096^3 the grid is 32 x 32 blocks, about 264 of them resident at once.
 //    Launching them in groups of a few block rows at a time (a "swizzle") keeps the A and B
 //    tiles that neighbours share in L2.
