@@ -144,6 +144,11 @@ ProfileFigures read_ncu_csv(const std::string& csv_text, const std::vector<std::
         k.dram_pct = get("dram__throughput.avg.pct_of_peak_sustained_elapsed");
       if (has("sm__warps_active.avg.pct_of_peak_sustained_active"))
         k.achieved_occupancy_pct = get("sm__warps_active.avg.pct_of_peak_sustained_active");
+      if (has("smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"))
+        k.pred_on_share = std::clamp(get("smsp__thread_inst_executed_pred_on_per_inst_executed.ratio") / 32, 0.0, 1.0);
+      const double shared_inst = get("smsp__inst_executed_op_shared_ld.sum") + get("smsp__inst_executed_op_shared_st.sum");
+      if (shared_inst > 0 && has("memory_l1_wavefronts_shared_ideal"))
+        k.shared_working_share = std::min(1.0, get("memory_l1_wavefronts_shared_ideal") / shared_inst);
     }
     // Global loads and stores: sectors per request; the fewest from Source Counters' theoretical
     // sectors (ideal against actual), when ncu gave them.

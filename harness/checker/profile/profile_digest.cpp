@@ -19,7 +19,7 @@ bool is_global(AccessKind k) { return k <= AccessKind::GlobalAtomic; }
 // A run's figures, added up.
 struct Summary {
   double g_requests = 0, g_sectors = 0, g_ideal = 0;
-  double load_bytes = 0, load_lanes = 0;  // global loads: bytes a lane asks for at once
+  double load_bytes = 0, load_lanes = 0, load_requests = 0;  // global loads: bytes a lane, a request asks for
   double s_requests = 0, s_wavefronts = 0, s_ideal = 0;
   double lanes = 0, lanes_possible = 0;
   double atomics = 0, atomic_most = 0, barriers = 0;
@@ -67,7 +67,7 @@ Summary summarize(const ProfileFigures& f, const GpuModel& g) {
       s.lanes += l.lanes, s.lanes_possible += l.lanes_possible;
       if (is_global(l.kind)) {
         s.g_requests += l.requests, s.g_sectors += l.units, s.g_ideal += l.ideal_units;
-        if (l.kind == AccessKind::GlobalLoad) s.load_bytes += l.bytes, s.load_lanes += l.lanes;
+        if (l.kind == AccessKind::GlobalLoad) s.load_bytes += l.bytes, s.load_lanes += l.lanes, s.load_requests += l.requests;
       } else {
         s.s_requests += l.requests, s.s_wavefronts += l.units, s.s_ideal += l.ideal_units;
       }
@@ -181,9 +181,22 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   }
   // Divergence: lanes that take part in the memory instructions.
   const double y_lane = ratio(y.lanes, y.lanes_possible), r_lane = ratio(r.lanes, r.lanes_possible);
-  if (y.lanes_possible > 0 && y_lane <= 0.7 && y_lane <= 0.6 * r_lane) {
+  // On a GPU a short divergent `if` is predicated, not jumped: every warp issues its shared-memory
+  // instructions, busy lanes or not, so the reference's whole idle warps (`tid < s`) cost lanes
+  // too and the share of busy lanes alone cannot tell the two apart. What can: the idle lanes
+  // (1 - predicated-on share) weighted by the share of shared-memory instructions that still had
+  // a lane at work, i.e. idle lanes spread over working warps.
+  auto spread = [](const Summary& s) {
+    const KernelFigures* k = s.main;
+    return k && k->pred_on_share && k->shared_working_share ? (1 - *k->pred_on_share) * *k->shared_working_share : -1.0;
+  };
+  const double y_spread = in.measured ? spread(y) : -1, r_spread = in.measured ? spread(r) : -1;
+  const bool spread_divergent = y_spread >= 0.12 && r_spread >= 0 && y_spread >= 1.5 * r_spread;
+  if (y.lanes_possible > 0 && ((y_lane <= 0.7 && y_lane <= 0.6 * r_lane) || spread_divergent)) {
     const LineFigures* l = worst_line(*in.yours, any_access, Worst::Lanes);
-    Finding f{"divergence", r_lane / std::max(y_lane, 1e-3)};
+    Finding f{"divergence", spread_divergent && !(y_lane <= 0.7 && y_lane <= 0.6 * r_lane)
+                                ? y_spread / std::max(r_spread, 0.01)
+                                : r_lane / std::max(y_lane, 1e-3)};
     f.first = how + ": divergent warps are the limiter, " + at(l) + ": a warp has on average " +
               num(l ? 32 * ratio(l->lanes, l->lanes_possible) : 32 * y_lane) +
               " of its 32 lanes busy there, and the idle ones wait for them.";
@@ -219,12 +232,19 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
     found.push_back(f);
   }
   // Narrow loads: bytes a lane asks for at once.
+  // On a GPU the lanes at the loads are estimated from the kernel's predicated-on share over all
+  // its instructions, which can put a float load at 4.2 bytes a lane: the bytes a warp's request
+  // asks for (128 for floats from a full warp, 512 for float4s) say it too, against the
+  // reference's.
   const double y_width = ratio(y.load_bytes, y.load_lanes), r_width = ratio(r.load_bytes, r.load_lanes);
-  if (y_width > 0 && y_width <= 4 && r_width >= 2 * y_width) {
+  const double y_per_request = ratio(y.load_bytes, y.load_requests), r_per_request = ratio(r.load_bytes, r.load_requests);
+  if (y_width > 0 && (y_width <= 4 || y_per_request <= 4 * 32 * 1.05) && r_width >= 2 * y_width &&
+      r_per_request >= 2 * y_per_request) {
     const LineFigures* l = worst_line(*in.yours, global_load, Worst::Requests);
     Finding f{"narrow_loads", 1 + std::log2(r_width / y_width) / 2};
     f.first = how + ": narrow loads are the limiter, " + at(l) + ": each thread loads " + num(y_width, 0) +
-              " bytes at a time, so a warp issues " + num(r_width / y_width, 0) + " times the requests for the same data.";
+              " bytes at a time, so a warp issues " + num(r_per_request / y_per_request, 0) +
+              " times the requests for the same data.";
     f.beside = "The reference solution loads " + num(r_width, 0) + " bytes a thread at once (float4).";
     f.action = "Load float4 (16 bytes) per thread where the data allows: reinterpret_cast<const float4*>, with the "
                "misaligned head and the tail done one float at a time.";
@@ -279,6 +299,8 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   row("shared-memory passes per request", y.s_requests ? num(ratio(y.s_wavefronts, y.s_requests)) : "-",
       r.s_requests ? num(ratio(r.s_wavefronts, r.s_requests)) : "-");
   row("busy lanes at memory instructions", pct(y_lane), pct(r_lane));
+  if (y_spread >= 0 || r_spread >= 0)
+    row("idle lanes in working warps (GPU)", y_spread >= 0 ? num(y_spread, 2) : "-", r_spread >= 0 ? num(r_spread, 2) : "-");
   row("global atomics per 1000 elements", num(1000 * y_atom, 2), num(1000 * r_atom, 2));
   row("__syncthreads() per 1000 elements", num(1000 * y_bar, 2), num(1000 * r_bar, 2));
   row("blocks in the largest launch", num(y.grid, 0), num(r.grid, 0));

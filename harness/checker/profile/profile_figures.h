@@ -40,6 +40,12 @@ struct KernelFigures {
   // Measured on a GPU (Nsight Compute), absent on the CPU backend.
   std::optional<double> dram_pct, achieved_occupancy_pct;
   std::string top_stall;  // the stall reason with the most samples ("long scoreboard", ...)
+  // Measured on a GPU, for divergence that predication hides (issue 31): the share of lanes
+  // whose predicate is on, over all instructions, and the share of the warp-level shared-memory
+  // instructions that had any lane at work (Source Counters' ideal shared wavefronts over the
+  // instructions executed). Idle lanes spread over working warps (`tid % (2 * s)`) keep the
+  // second high; idle lanes gathered in whole idle warps (`tid < s`) make it low.
+  std::optional<double> pred_on_share, shared_working_share;
 };
 
 struct ProfileFigures {

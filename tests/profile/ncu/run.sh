@@ -21,4 +21,20 @@ expect "launch figures" "blocks in the largest launch           65536          8
 out=$("$digest" --elements 67108864 --yours "$dir/solution3.csv" --reference "$dir/solution3.csv")
 expect "reference against itself" "nothing stands out" "$out"
 expect "harness kernels left out" "most sampled stall (first kernel)      barrier" "$out"
+# Lab 3's float-load variant against lab 3's reference at the same size (both from one H200 run,
+# only the lab's kernels in them): 4 sectors per load request against 16, where the lanes at the
+# loads, estimated from the kernel's predicated-on share, put a float at 4.2 bytes a lane.
+out=$("$digest" --elements 16777216 --yours "$dir/lab3_float_loads.csv" --reference "$dir/lab3_reference_16m.csv")
+expect "lab 3 float loads named" "narrow loads are the limiter, at kernel float_level_kernel: each thread loads 4 bytes at a time, so a warp issues 4 times" "$out"
+out=$("$digest" --elements 16777216 --yours "$dir/lab3_reference_16m.csv" --reference "$dir/lab3_reference_16m.csv")
+expect "lab 3 reference against itself" "nothing stands out" "$out"
+# Lab 2's `%`-stride variant (its reference's report was not kept): 75% of lanes predicated on,
+# above the 70% limit, but 61% of its shared-memory instructions still have a lane at work, so
+# its idle lanes are spread over working warps (0.15). Against lab 3's reference (0.09, float4
+# loads: narrow loads come first there) divergence is among the findings; against itself, quiet.
+out=$("$digest" --elements 1048576 --yours "$dir/lab2_modulo_stride.csv" --reference "$dir/lab3_reference_16m.csv")
+expect "lab 2 idle lanes spread over working warps" "idle lanes in working warps (GPU)      0.15           0.09" "$out"
+expect "lab 2 divergence found" "Also worse than the reference: divergent warps" "$out"
+out=$("$digest" --elements 1048576 --yours "$dir/lab2_modulo_stride.csv" --reference "$dir/lab2_modulo_stride.csv")
+expect "lab 2 variant against itself" "nothing stands out" "$out"
 exit $fail
