@@ -63,7 +63,8 @@ bool is_suffix(const Extent& e, size_t n) { return e.count && e.last == n - 1 &&
 // Are all wrong elements in the last partial tile row or column of a 2-D output?
 bool only_partial_tiles(const std::vector<bool>& wrong, const OutputLayout& l) {
   if (!(l.rows && l.cols && l.tile)) return false;
-  size_t full_rows = l.rows - l.rows % l.tile, full_cols = l.cols - l.cols % l.tile;
+  const size_t tile_cols = l.tile_cols ? l.tile_cols : l.tile;
+  size_t full_rows = l.rows - l.rows % l.tile, full_cols = l.cols - l.cols % tile_cols;
   if (full_rows == l.rows && full_cols == l.cols) return false;  // no partial tiles at all
   if (full_rows == 0 || full_cols == 0) return false;             // no full tiles: nothing to contrast
   for (size_t i = 0; i < wrong.size(); ++i)
@@ -266,7 +267,7 @@ std::string short_side(size_t g, size_t dim, size_t t, const char* side) {
 }
 
 struct Shortfall {
-  size_t tile = 0, need_x = 0, need_y = 0;
+  size_t tile = 0, tile_x = 0, need_x = 0, need_y = 0;  // tile: its rows (0: no shortfall), tile_x: its columns
   std::string sides;     // "100 / 64 rounds down to 1 across, and ..."
   std::string round_up;  // "Round up: (cols + 63) / 64 blocks across, (rows + 63) / 64 down"
 };
@@ -275,15 +276,18 @@ struct Shortfall {
 // it covers the matrix).
 Shortfall shortfall(const wire::Launch& l, const GridMatrix& m) {
   Shortfall s;
-  const size_t t = launch_tile(l, m.rows, m.cols, m.lab_tile);
-  s.need_x = (m.cols + t - 1) / t, s.need_y = (m.rows + t - 1) / t;
+  // A lab with non-square tiles (lab_tile_cols): its own tile; otherwise the launch's square one.
+  const size_t t = m.lab_tile_cols ? m.lab_tile : launch_tile(l, m.rows, m.cols, m.lab_tile);
+  const size_t tx = m.lab_tile_cols ? m.lab_tile_cols : t;
+  s.need_x = (m.cols + tx - 1) / tx, s.need_y = (m.rows + t - 1) / t;
   const bool short_x = l.grid[0] < s.need_x, short_y = l.grid[1] < s.need_y;
   if (!short_x && !short_y) return s;
-  s.tile = t;
-  if (short_x) s.sides = short_side(l.grid[0], m.cols, t, "across");
+  s.tile = t, s.tile_x = tx;
+  if (short_x) s.sides = short_side(l.grid[0], m.cols, tx, "across");
   if (short_y) s.sides += (short_x ? ", and " : "") + short_side(l.grid[1], m.rows, t, "down");
   const std::string tt = std::to_string(t), t1 = std::to_string(t - 1);
-  s.round_up = "Round up: (" + std::string(m.cols_name) + " + " + t1 + ") / " + tt + " blocks across, (" +
+  const std::string txs = std::to_string(tx), tx1 = std::to_string(tx - 1);
+  s.round_up = "Round up: (" + std::string(m.cols_name) + " + " + tx1 + ") / " + txs + " blocks across, (" +
                m.rows_name + " + " + t1 + ") / " + tt + " down";
   return s;
 }
@@ -314,9 +318,9 @@ bool add_grid_coverage_note(CheckResult& r, const std::vector<wire::Launch>& lau
   // One story, the grid's: a pattern ("check your bounds", "never written") would send the
   // student to the wrong place.
   r.message = r.message.substr(0, r.message.find(": ")) + ": your grid is too small (" + s.sides + ")";
-  const std::string tt = std::to_string(s.tile);
+  const std::string tt = std::to_string(s.tile) + " x " + std::to_string(s.tile_x);
   r.notes.insert(r.notes.begin(), "your grid has " + dims_text(l.grid) + " blocks of " + dims_text(l.block) +
-                                      " threads, but " + matrix_phrase(m) + " in tiles of " + tt + " x " + tt +
+                                      " threads, but " + matrix_phrase(m) + " in tiles of " + tt +
                                       " needs " + with_commas(s.need_x) + " x " + with_commas(s.need_y) +
                                       ": the last, partial tiles have no block (" + s.sides + "). " + s.round_up);
   return true;

@@ -19,7 +19,8 @@ bool is_poison(float v);
 // How output elements map onto the launch, for messages. All members optional.
 struct OutputLayout {
   size_t rows = 0, cols = 0;            // a 2-D row-major output when both are set
-  size_t tile = 0;                      // square tiles of this size (2-D), for "last partial tile"
+  size_t tile = 0;                      // tiles of this size (2-D), for "last partial tile"...
+  size_t tile_cols = 0;                 // ...this many columns wide when not 0 (else square)
   std::string noun = "elements";        // what the output holds: "elements", "block sums"
   std::function<std::string(size_t)> block_of;   // "block 3" / "block (31, 0)"
   std::function<std::string(size_t)> thread_of;  // "thread 17" / "thread (7, 3)"
@@ -50,7 +51,8 @@ CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
 // "cols" or "N".
 struct GridMatrix {
   size_t rows = 0, cols = 0;
-  size_t lab_tile = 32;  // the notebook's tile, when the launch does not show another
+  size_t lab_tile = 32;  // the notebook's tile, when the launch does not show another...
+  size_t lab_tile_cols = 0;  // ...this many columns wide when not 0 (lab 9's 128 x 256), else square
   std::string what = "matrix";
   const char* cols_name = "cols";
   const char* rows_name = "rows";

@@ -19,8 +19,10 @@ std::vector<float> matrix_input(size_t rows, size_t cols, uint64_t seed, uint64_
   return m;
 }
 
-std::string tile_block_name(size_t row, size_t col, size_t tile) {
-  return "block (" + std::to_string(col / tile) + ", " + std::to_string(row / tile) + ")";
+std::string tile_block_name(size_t row, size_t col, size_t tile) { return tile_block_name(row, col, tile, tile); }
+
+std::string tile_block_name(size_t row, size_t col, size_t tile_rows, size_t tile_cols) {
+  return "block (" + std::to_string(col / tile_cols) + ", " + std::to_string(row / tile_rows) + ")";
 }
 
 std::vector<double> transpose_reference(const std::vector<float>& in, size_t rows, size_t cols) {

@@ -20,6 +20,8 @@ std::vector<float> matrix_input(size_t rows, size_t cols, uint64_t seed, uint64_
 // of the output, blockIdx.x along the columns and blockIdx.y along the rows:
 // "block (bx, by)". The thread inside the block depends on the lab's mapping.
 std::string tile_block_name(size_t row, size_t col, size_t tile);
+// The same for tiles of tile_rows x tile_cols (lab 9's 128 x 256).
+std::string tile_block_name(size_t row, size_t col, size_t tile_rows, size_t tile_cols);
 
 // ---- Lab 4: transpose ------------------------------------------------------------------
 

@@ -22,14 +22,17 @@ constexpr size_t kSampledRows = 24;
 // sample for large products).
 // T is the launch's own tile when it shows one (a 16 x 16 product), the lab's otherwise; the
 // lab's thread names hold only for its own tile.
-OutputLayout product_layout(const ProductLab& lab, size_t N, const std::vector<size_t>& rows, bool sampled, size_t T) {
+// TN: the tile's columns (lab.tile_n for a lab with non-square tiles, else T).
+OutputLayout product_layout(const ProductLab& lab, size_t N, const std::vector<size_t>& rows, bool sampled, size_t T,
+                            size_t TN) {
   OutputLayout l;
   if (!sampled) {
     l.rows = rows.size();
     l.cols = N;
     l.tile = T;
+    l.tile_cols = TN;
   }
-  l.block_of = [N, T, &rows](size_t i) { return tile_block_name(rows[i / N], i % N, T); };
+  l.block_of = [N, T, TN, &rows](size_t i) { return tile_block_name(rows[i / N], i % N, T, TN); };
   if (lab.thread_of && T == lab.tile) l.thread_of = [N, &rows, &lab](size_t i) { return lab.thread_of(rows[i / N], i % N); };
   return l;
 }
@@ -72,7 +75,7 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
   call.scalar(kProductM, int64_t(M));
   call.scalar(kProductN, int64_t(N));
   call.scalar(kProductK, int64_t(K));
-  const GridMatrix grid_of{M, N, lab.tile, "C", "N", "M"};
+  const GridMatrix grid_of{M, N, lab.tile, lab.tile_n, "C", "N", "M"};
   const LabCallResult res =
       run_explained(call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });
 
@@ -84,8 +87,11 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
   got.reserve(ref.rows.size() * N);
   for (size_t row : ref.rows) got.insert(got.end(), all.begin() + row * N, all.begin() + (row + 1) * N);
 
-  const size_t tile = res.launches.empty() ? lab.tile : launch_tile(res.launches.front(), M, N, lab.tile);
-  const OutputLayout layout = product_layout(lab, N, ref.rows, sampled, tile);
+  // A lab with non-square tiles (tile_n) names blocks by its own; the others by the launch's.
+  const size_t tile =
+      res.launches.empty() || lab.tile_n ? lab.tile : launch_tile(res.launches.front(), M, N, lab.tile);
+  const size_t tile_n = lab.tile_n ? lab.tile_n : tile;
+  const OutputLayout layout = product_layout(lab, N, ref.rows, sampled, tile, tile_n);
   CheckResult r = compare_outputs(
       ref.value, got, [&](size_t i) { return dot_tolerance(K, ref.abs_dot[i]); }, layout);
   if (sampled) {

@@ -26,14 +26,17 @@ enum ProductScalar : size_t { kProductM, kProductN, kProductK };
 struct ProductLab {
   wire::LabSignature call;  // labN_call::kCall
   // Block (bx, by) computes the tile x tile tile of C whose top-left element is
-  // (by * tile, bx * tile); gridDim.y therefore limits M to 65,535 tiles.
+  // (by * tile, bx * tile) (tile x tile_n, at (by * tile, bx * tile_n), when tile_n is set);
+  // gridDim.y therefore limits M to 65,535 tiles.
   size_t tile = 0;
-  // The slice of k one pass of the kernel's loop covers (32 in lab 5, 8 in lab 9), for the
+  // The slice of k one pass of the kernel's loop covers (32 in lab 5, 16 in lab 9), for the
   // "the last, partial slice along k was left out" diagnosis.
   size_t k_step = 0;
   // The thread of its block that computes C[row][col] under the lab's mapping, for the
   // messages; empty when the lab leaves that mapping to the student (only the block is named).
   std::function<std::string(size_t row, size_t col)> thread_of;
+  // When not 0, a block's tile is tile rows by tile_n columns of C instead (lab 9: 128 x 256).
+  size_t tile_n = 0;
 };
 
 // Runs one check of a product lab: case c's M x N x K, inputs from `seed`.

@@ -21,14 +21,14 @@ namespace lab9 {
 // element is (blockIdx.y * kBlockM, blockIdx.x * kBlockN). The harness's messages name the
 // block that owns a wrong element by this mapping.
 constexpr int kBlockM = 128;
-constexpr int kBlockN = 128;
+constexpr int kBlockN = 256;
 // The slice of k one pass of the main loop brings into shared memory.
-constexpr int kBlockK = 8;
-// Each thread's own patch of C, held in registers: 16 rows by 8 columns, so a block's 128
-// threads (four warps, each a 64 x 64 warp tile) cover its tile.
+constexpr int kBlockK = 16;
+// Each thread's own patch of C, held in registers: 16 rows by 8 columns, so a block's 256
+// threads (eight warps, each a 64 x 64 warp tile) cover its tile.
 constexpr int kThreadM = 16;
 constexpr int kThreadN = 8;
-constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);  // 128
+constexpr int kThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);  // 256
 
 // C = A B, all row-major: A is M x K, B is K x N, C is M x N. Any M, N, K >= 1.
 void sgemm(const float* d_A, const float* d_B, float* d_C, int M, int N, int K);

@@ -1,12 +1,13 @@
 // Lab 9's checks: SGEMM, C = A B, the product of lab 5 made fast (product_check.h: the same
 // inputs, CPU reference, tolerance and diagnosis as lab 5).
 //
-// The sizes are chosen against the ways a fast kernel breaks, on a 128 x 128 block tile with
-// 8-wide k slices and float4 loads:
+// The sizes are chosen against the ways a fast kernel breaks, on a 128 x 256 block tile with
+// 16-wide k slices and float4 loads:
 //   * smaller than one block tile, odd in every dimension (1 x 1 x 1, 17 x 33 x 65): every
 //     load and store is an edge case;
-//   * one past a block tile (129^3), and the classic 1000^3 (7.8 block tiles each way, K whole
-//     8-slices): the interior of C is reached by the fast path, its last tiles are partial;
+//   * one past a block tile (129 x 257 x 129), and the classic 1000^3 (7.8 block tiles down,
+//     3.9 across, K in whole 16-slices): the interior of C is reached by the fast path, its last
+//     tiles are partial;
 //   * K or N no multiple of 4: row r of A starts at A + r K, which is 16-byte aligned only when
 //     K % 4 == 0 (row k of B likewise with N), so a float4 load there is a misaligned address
 //     on a GPU; the kernel needs a path with scalar loads for those sizes;
@@ -26,21 +27,20 @@
 namespace cudalab {
 namespace {
 
-constexpr size_t BM = lab9::kBlockM, BK = lab9::kBlockK;
-static_assert(lab9::kBlockM == lab9::kBlockN, "the checks name blocks by square tiles of C");
+constexpr size_t BM = lab9::kBlockM, BN = lab9::kBlockN, BK = lab9::kBlockK;
 
 // The thread that computes an element is the student's design (1-D or 2-D register blocking,
 // warp tiles: the lab's prose): the messages name the block, by the contract's tile.
-const ProductLab kLab{lab9_call::kCall, BM, BK, nullptr};
+const ProductLab kLab{lab9_call::kCall, BM, BK, nullptr, BN};
 
 std::vector<CheckCase> cases() {
   return {
-      {"one_by_one", "1 x 1 x 1: a single product, one busy thread of 128", mnk(1, 1, 1)},
+      {"one_by_one", "1 x 1 x 1: a single product, one busy thread of 256", mnk(1, 1, 1)},
       {"odd_small", "M 17, N 33, K 65: odd everywhere, less than one block tile", mnk(17, 33, 65)},
-      {"k_below_slice", "K = 3, less than one slice of k (8): the only slice is partial", mnk(200, 136, 3)},
-      {"one_block_tile", "128 x 128 x 128: exactly one block tile, whole slices of k", mnk(BM, BM, BM)},
-      {"block_tile_plus_one", "129 x 129 x 129: one past a block tile in every dimension, K odd",
-       mnk(BM + 1, BM + 1, BM + 1)},
+      {"k_below_slice", "K = 3, less than one slice of k (16): the only slice is partial", mnk(200, 136, 3)},
+      {"one_block_tile", "128 x 256 x 128: exactly one block tile, whole slices of k", mnk(BM, BN, BM)},
+      {"block_tile_plus_one", "129 x 257 x 129: one past a block tile in every dimension, K odd",
+       mnk(BM + 1, BN + 1, BM + 1)},
       {"k_not_multiple_of_4", "M 256, N 256, K 130: rows of A are not 16-byte aligned (float4 loads of A cannot be used)",
        mnk(256, 256, 130)},
       {"n_not_multiple_of_4", "M 256, N 254, K 256: rows of B and C are not 16-byte aligned (no float4 for B or C)",
@@ -49,7 +49,7 @@ std::vector<CheckCase> cases() {
       {"matrix_times_column", "N = 1: A times one column of B (M x 1 output)", mnk(2051, 1, 77)},
       {"non_square", "M 300, N 200, K 100: three different sizes, whole float4s", mnk(300, 200, 100)},
       {"tall_skinny", "M 4001, N 16, K 64: tall and skinny, less than one block tile wide", mnk(4001, 16, 64)},
-      {"classic_1000", "1000 x 1000 x 1000: 7.8 block tiles each way, K whole slices", mnk(1000, 1000, 1000)},
+      {"classic_1000", "1000 x 1000 x 1000: 7.8 block tiles down, 3.9 across, K whole slices", mnk(1000, 1000, 1000)},
       {"whole_tiles", "M 256, N 512, K 1024: whole block tiles everywhere, rectangular", mnk(256, 512, 1024)},
       {"large_odd_sampled", "M 2049, N 3001, K 2500: large and odd (24 sampled rows of C checked)",
        mnk(2049, 3001, 2500), true},
