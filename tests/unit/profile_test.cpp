@@ -77,7 +77,7 @@ TEST_CASE("profile from Nsight Compute's raw CSV: one line of each kind per kern
       "\"0\",\"lab4-runner\",\"fill_kernel\",\"1000\",\"256\",\"10\",\"40\",\"40\",\"40\",\"1\",\"0\"\n"
       "\"1\",\"lab4-runner\",\"transpose(const float *, float *, int, int)\",\"3,136\",\"256\",\"100\",\"3200\","
       "\"3600\",\"800\",\"5\",\"9\"\n"
-      "\"2\",\"lab4\",\"reference_kernel\",\"9\",\"32\",\"1\",\"1\",\"1\",\"1\",\"0\",\"0\"\n";
+      "\"2\",\"lab4\",\"cudalab::<unnamed>::range_sum_kernel(double *)\",\"9\",\"32\",\"1\",\"1\",\"1\",\"1\",\"0\",\"0\"\n";
   const ProfileFigures f = read_ncu_csv(csv, {"fill_kernel"});
   REQUIRE(f.problem.empty());
   REQUIRE(f.kernels.size() == 1);
