@@ -70,7 +70,7 @@ def first_failure(report):
     return None, ""
 
 
-def run_checks(lab, runner, only=None, seed=None, check_timeout=20, wall=180):
+def run_checks(lab, runner, only=None, seed=None, check_timeout=10, wall=60):
     """(verdict, check, detail) of the lab's checker on `runner`."""
     report_path = runner + ".json"
     if os.path.exists(report_path):
@@ -94,7 +94,7 @@ def run_checks(lab, runner, only=None, seed=None, check_timeout=20, wall=180):
     return "killed", check or f"(exit {status})", message.splitlines()[0] if message else ""
 
 
-def judge(lab, source, workdir, only=None, seed=None, check_timeout=20, wall=180):
+def judge(lab, source, workdir, only=None, seed=None, check_timeout=10, wall=60):
     runner = os.path.join(workdir, os.path.basename(source)[:-3] + "-runner")
     failed = build(lab, source, runner)
     if failed:
