@@ -4,11 +4,12 @@
 table printed. Mutants listed in equivalent.txt are really correct: they are reported as such, and
 one of them killed means a check refuses honest code.
 
-  audit.py LAB [--jobs N] [--per-rule N] [--only NAME,...] [--tsv PATH]
+  audit.py LAB [--jobs N] [--per-rule N] [--only NAME,...] [--tsv PATH] [--plain]
 
 --per-rule N (default 3) judges at most N matches of each rule, spread evenly over the file
 (the first, the last, and between): the CPU backend takes 10 to 40 s a mutant on 2 cores, and a
 rule's 20th `<` in one file teaches little its first three did not. 0 judges every one.
+--plain judges with the plain build alone, without the race detector's pass (judge.py).
 
 Exit status: 0 when the lab kills at least 95% of its non-equivalent mutants and refuses no
 equivalent one, 1 otherwise.
@@ -65,8 +66,12 @@ def solution_of(lab):
 
 def main(argv):
     args = argv[1:]
-    jobs, only, tsv, per_rule = os.cpu_count() or 2, None, None, 3
+    jobs, only, tsv, per_rule, race = os.cpu_count() or 2, None, None, 3, True
     while len(args) > 1:
+        if args[1] == "--plain":
+            race = False
+            del args[1]
+            continue
         if args[1] == "--jobs":
             jobs = int(args[2])
         elif args[1] == "--only":
@@ -87,7 +92,7 @@ def main(argv):
     os.makedirs(outdir, exist_ok=True)
 
     # The solution first: a check it fails is the checker's fault, and every kill would mean nothing.
-    verdict, check, detail = judge.judge(lab, source, outdir)
+    verdict, check, detail = judge.judge(lab, source, outdir, race=False)
     if verdict != "survived":
         print(f"lab {lab}: the reference solution itself is {verdict} ({check} {detail}): no audit")
         return 1
@@ -104,7 +109,7 @@ def main(argv):
                 f.write(text)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {name: pool.submit(judge.judge, lab, paths[name], outdir) for name, *_ in made}
+        futures = {name: pool.submit(judge.judge, lab, paths[name], outdir, race=race) for name, *_ in made}
         results = {name: f.result() for name, f in futures.items()}
 
     rows, counts, by_kind = [], collections.Counter(), collections.defaultdict(collections.Counter)

@@ -4,12 +4,14 @@ with the harness's own rule (make lab-runner LAB=N SRC=... OUT=...), then runs t
 on it with a fixed seed. The verdict is one of:
 
   killed     a check failed (the first one is named), or the run ended in a crash or a time limit
-  survived   every check passed
+  survived   every check passed, and again in the race detector's build (the grader's emulator
+             run: CHECK=race, blocks in order, its checks up to the rubric's emulator_largest)
   stillborn  the file does not build (a mutant that cannot compile is no test of the checks)
 
   judge.py LAB FILE.cu [--only CHECK] [--seed N]     prints: verdict<TAB>check<TAB>detail
 """
 import json
+import re
 import os
 import pty
 import select
@@ -24,9 +26,9 @@ def default_seed(lab):
     return 1000 + lab
 
 
-def build(lab, source, runner):
+def build(lab, source, runner, check=""):
     """The runner for `source`, or the build's last lines when it does not build."""
-    cmd = ["make", "--no-print-directory", "-s", "BACKEND=cpu", "CHECK=", "lab-runner",
+    cmd = ["make", "--no-print-directory", "-s", "BACKEND=cpu", f"CHECK={check}", "lab-runner",
            f"LAB={lab}", f"SRC={source}", f"OUT={runner}"]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           env={**os.environ, "MAKEFLAGS": ""})
@@ -70,7 +72,17 @@ def first_failure(report):
     return None, ""
 
 
-def run_checks(lab, runner, only=None, seed=None, check_timeout=10, wall=60):
+def emulator_largest(lab):
+    """The largest check the grader's emulator run takes (grading/rubrics/labN.toml)."""
+    try:
+        text = open(f"grading/rubrics/lab{lab}.toml", encoding="utf-8").read()
+    except OSError:
+        return None
+    found = re.search(r"^emulator_largest\s*=\s*(\d+)", text, re.MULTILINE)
+    return int(found.group(1)) if found else None
+
+
+def run_checks(lab, runner, only=None, seed=None, check_timeout=30, wall=90, extra=()):
     """(verdict, check, detail) of the lab's checker on `runner`."""
     report_path = runner + ".json"
     if os.path.exists(report_path):
@@ -80,6 +92,7 @@ def run_checks(lab, runner, only=None, seed=None, check_timeout=10, wall=60):
            "--check-timeout", str(check_timeout)]
     if only:
         cmd += ["--only", only]
+    cmd += list(extra)
     status = run_on_terminal(cmd, wall)
     if status is None:
         # The checker's own per-check limit did not end it: the whole run is over the audit's.
@@ -94,12 +107,23 @@ def run_checks(lab, runner, only=None, seed=None, check_timeout=10, wall=60):
     return "killed", check or f"(exit {status})", message.splitlines()[0] if message else ""
 
 
-def judge(lab, source, workdir, only=None, seed=None, check_timeout=10, wall=60):
+def judge(lab, source, workdir, only=None, seed=None, race=True):
     runner = os.path.join(workdir, os.path.basename(source)[:-3] + "-runner")
     failed = build(lab, source, runner)
     if failed:
         return "stillborn", "", failed[0]
-    return run_checks(lab, runner, only, seed, check_timeout, wall)
+    verdict = run_checks(lab, runner, only, seed)
+    if verdict[0] != "survived" or not race or only:
+        return verdict
+    # Passed every check: now as the grader's emulator run judges it, under the race detector
+    # (a plain += where an atomic belongs loses nothing when a block's threads take turns).
+    race_runner = runner[:-len("-runner")] + "-race-runner"
+    if build(lab, source, race_runner, check="race"):
+        return verdict
+    largest = emulator_largest(lab)
+    extra = ["--schedule", "in-order"] + (["--largest", str(largest)] if largest else [])
+    verdict = run_checks(lab, race_runner, None, seed, extra=extra)
+    return verdict if verdict[0] == "survived" else (verdict[0], verdict[1] + " (race build)", verdict[2])
 
 
 if __name__ == "__main__":
