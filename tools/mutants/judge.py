@@ -35,6 +35,19 @@ def build(lab, source, runner, check=""):
     return None if done.returncode == 0 else done.stdout.strip().splitlines()[-1:] or ["build failed"]
 
 
+def kill_runners(runner):
+    """Ends the kernel runners still running `runner` (by process id): the checker starts its
+    runner in a session of its own, so killing the checker leaves a runner stuck in an endless
+    loop spinning on a core for good."""
+    target = os.path.realpath(runner)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/exe") == target:
+                os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def run_on_terminal(cmd, wall):
     """Runs cmd with a terminal as its output, its text read and dropped; its exit status, or
     None past `wall` seconds (its process group is then killed). On a terminal the checker leaves
@@ -59,6 +72,7 @@ def run_on_terminal(cmd, wall):
         else:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+            kill_runners(cmd[cmd.index("--runner") + 1])
             return None
         return proc.wait()
     finally:
