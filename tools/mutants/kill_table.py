@@ -38,13 +38,16 @@ def main(argv):
             verdict = "equivalent"
         elif verdict == "equivalent":
             verdict = "survived"  # listed then, no longer
+        elif verdict == "REFUSED-HONEST" and name not in equivalent:
+            verdict = "killed"  # listed then, and found wrong since: a kill
         counts[verdict] += 1
         if verdict == "survived":
             survivors.append(f"{name} ({kind})")
     scored = counts["killed"] + counts["survived"]
     rate = 100 * counts["killed"] / scored if scored else 100.0
+    refused = f" ({counts['REFUSED-HONEST']} equivalent but refused)" if counts["REFUSED-HONEST"] else ""
     print(f"| {lab} | {len(rows)} | {counts['stillborn']} | {counts['equivalent']} | {counts['killed']} | "
-          f"{counts['survived']} | {rate:.1f}% | {', '.join(survivors) or '-'} |")
+          f"{counts['survived']}{refused} | {rate:.1f}% | {', '.join(survivors) or '-'} |")
     return 0
 
 
