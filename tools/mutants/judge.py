@@ -11,9 +11,9 @@ on it with a fixed seed. The verdict is one of:
   judge.py LAB FILE.cu [--only CHECK] [--seed N]     prints: verdict<TAB>check<TAB>detail
 """
 import json
-import re
 import os
 import pty
+import re
 import select
 import signal
 import subprocess
