@@ -167,6 +167,32 @@ TEST_CASE("extern __shared__ sized at launch") {
     for (int t = 0; t < B; ++t) REQUIRE(r[b * B + t] == h[b * B + B - 1 - t]);
 }
 
+__global__ void write_first(int* out) {
+  extern __shared__ int staged[];
+  staged[threadIdx.x] = int(threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = staged[0] + 7;
+}
+
+TEST_CASE("dynamic shared memory past 48 KiB needs the kernel's attribute raised first, as on a GPU") {
+  DeviceArray<int> d(1);
+  write_first<<<1, 32, 64 * 1024>>>(d.p);  // no attribute: refused
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  write_first<<<1, 32, 48 * 1024>>>(d.p);  // 48 KiB needs none
+  CHECK(cudaGetLastError() == cudaSuccess);
+  // Past the opt-in limit (227 KiB) the attribute itself is refused.
+  CHECK(cudaFuncSetAttribute(write_first, cudaFuncAttributeMaxDynamicSharedMemorySize, 228 * 1024) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  CHECK(cudaFuncSetAttribute(&write_first, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024) == cudaSuccess);
+  write_first<<<1, 32, 64 * 1024>>>(d.p);  // raised: runs
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(d.get() == std::vector<int>{7});
+  write_first<<<1, 32, 64 * 1024 + 4>>>(d.p);  // past the attribute: refused again
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  write_first<<<1, 32, 228 * 1024>>>(d.p);  // past what any block gets
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+}
+
 __global__ void transpose_tile(const float* in, float* out, int n) {
   __shared__ float tile[32][33];
   int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;

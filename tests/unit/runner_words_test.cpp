@@ -289,4 +289,19 @@ TEST_CASE("a 32-bit grid-stride index compared with a size_t is found, others ar
   auto u = cudalab::narrow_grid_stride_index("void k(size_t n) { unsigned i = blockIdx.x * 256u;\n while (i < n) { i += 7; } }");
   REQUIRE(u);
   CHECK_FALSE(u->is_signed);
+  // The start reached through a name of its own, and a bound spelled as another 64-bit type: the
+  // same int index (issue 30: real kernels written so passed on the CPU backend, failed on a GPU).
+  auto via = cudalab::narrow_grid_stride_index(
+      "__global__ void k(const unsigned char* in, unsigned* h, unsigned long long n) {\n"
+      "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  const int stride = blockDim.x * gridDim.x;\n"
+      "  for (int i = tid; i < n; i += stride) atomicAdd(&h[in[i]], 1u);\n"
+      "}\n");
+  REQUIRE(via);
+  CHECK(via->name == "i");
+  CHECK(via->line == 4);
+  CHECK(via->is_signed);
+  // A thread number that is never stepped is not an index that wraps.
+  CHECK_FALSE(cudalab::narrow_grid_stride_index(
+      "void k(size_t n) { int tid = blockIdx.x * 256 + threadIdx.x; for (size_t i = tid; i < n; i += 256) ; }"));
 }

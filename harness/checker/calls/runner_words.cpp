@@ -223,6 +223,13 @@ std::string refused_launch_words(const std::vector<wire::Launch>& launches, cons
     return asked + ": a block holds 1 to 1,024 threads, and yours has " + with_commas(threads);
   if (l->grid[1] > 65535 || l->grid[2] > 65535) return asked + ": gridDim.y and gridDim.z may be at most 65,535";
   if (l->block[2] > 64) return asked + ": blockDim.z may be at most 64";
+  // The one launch limit a kernel's attribute moves: a GPU gives a block 48 KiB of dynamic shared
+  // memory unless the attribute was raised first, and never more than its opt-in limit.
+  if (l->shared_bytes > 48 * 1024)
+    return "you asked for " + with_commas(l->shared_bytes) + " bytes of dynamic shared memory per block: above " +
+           "48 KiB (49,152 bytes) a launch needs cudaFuncSetAttribute(" + (l->kernel.empty() ? "kernel" : printable(l->kernel)) +
+           ", cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) first, with at least the bytes it asks for, and no "
+           "block gets more than 227 KiB (232,448 bytes) on an H100";
   return "";
 }
 

@@ -11,10 +11,21 @@ bool has_word(const std::string& code, const std::string& pattern) { return std:
 
 }  // namespace
 
+// The names whose initializer reads blockIdx, of any type ("tid" in `int tid = blockIdx.x * ...`):
+// an index that starts from one of them starts from blockIdx too (`for (int i = tid; ...)`).
+static std::string from_block_index(const std::string& code) {
+  static const std::regex decl(R"(\b([A-Za-z_]\w*)\s*=\s*[^;,=]*\bblockIdx\b)");
+  std::string names = "blockIdx";
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), decl); it != std::sregex_iterator(); ++it)
+    names += "|" + (*it)[1].str();
+  return names;
+}
+
 std::optional<NarrowIndex> narrow_grid_stride_index(const std::string& code) {
-  // A 32-bit declaration whose initializer reads blockIdx: the grid-stride loop's start.
-  static const std::regex decl(
-      R"(\b(int|signed|int32_t|unsigned(?:\s+int)?|uint32_t|uint)\s+([A-Za-z_]\w*)\s*=\s*([^;,]*\bblockIdx\b[^;,]*))");
+  // A 32-bit declaration whose initializer reads blockIdx, itself or through a name made from it:
+  // the grid-stride loop's start.
+  const std::regex decl(R"(\b(int|signed|int32_t|unsigned(?:\s+int)?|uint32_t|uint)\s+([A-Za-z_]\w*)\s*=\s*([^;,]*\b(?:)" +
+                        from_block_index(code) + R"()\b[^;,]*))");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), decl); it != std::sregex_iterator(); ++it) {
     const std::string type = (*it)[1], name = (*it)[2];
     // Stepped (+= or = name + ...) and compared with something declared size_t (the lab's n):
@@ -23,7 +34,9 @@ std::optional<NarrowIndex> narrow_grid_stride_index(const std::string& code) {
     std::smatch cmp;
     const std::regex compared("\\b" + name + "\\s*<=?\\s*([A-Za-z_]\\w*)\\s*[;)]");
     if (!stepped || !std::regex_search(code, cmp, compared)) continue;
-    if (!has_word(code, "\\bsize_t\\s+(?:const\\s+)?" + cmp[1].str() + "\\b")) continue;
+    // The bound is 64 bits wide however the kernel spells it (the lab passes a size_t).
+    if (!has_word(code, "\\b(?:size_t|uint64_t|int64_t|ptrdiff_t|long)\\s+(?:const\\s+)?" + cmp[1].str() + "\\b"))
+      continue;
     NarrowIndex x;
     x.name = name;
     x.type = type;

@@ -1107,8 +1107,11 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
   }
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
   uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  // Above 48 KiB of dynamic shared memory a GPU needs the kernel's attribute raised first, and
+  // never gives more than its opt-in limit: past either it refuses the launch (invalid argument).
+  const bool smem_refused = smem > detail::kMaxDynamicSmemOptin || smem > detail::dynamic_smem_limit(site.kernel);
   const bool refused = threads == 0 || threads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
-                       blocks == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535 || smem > 227 * 1024;
+                       blocks == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535 || smem_refused;
   // A refused launch is recorded too, as a GPU's launch record has it: the checker explains the
   // refusal from the grid and block that were asked for.
   if (refused && g_launch_observer) g_launch_observer(site.kernel, grid, block, smem);
@@ -1117,7 +1120,7 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
     detail::set_last_error(cudaErrorInvalidConfiguration);
     return cudaErrorInvalidConfiguration;
   }
-  if (smem > 227 * 1024) {
+  if (smem_refused) {
     detail::set_last_error(cudaErrorInvalidValue);
     return cudaErrorInvalidValue;
   }

@@ -35,5 +35,11 @@ int open_for_kernel(const void* addr);
 // slack around one of the lab's own allocations ("4 bytes past the end of a 20-byte cudaMalloc
 // allocation of yours"), which it then poisons again.
 std::string kernels_end();
+// The dynamic shared memory a launch of `kernel` (its launch's text: "tile_kernel<64>") may ask
+// for: 48 KiB, or what cudaFuncSetAttribute raised it to (func_attributes.cpp).
+size_t dynamic_smem_limit(const char* kernel);
+// What no block may ask for at all, whatever the attribute: an H100's opt-in limit, 227 KiB.
+constexpr size_t kMaxDynamicSmemOptin = 227 * 1024;
+constexpr size_t kDefaultDynamicSmem = 48 * 1024;
 [[noreturn]] void unsupported(const char* feature, const char* file, int line);
 }  // namespace cudalab_cpu::detail

@@ -791,9 +791,16 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s);
 cudaError_t cudaStreamQuery(cudaStream_t s);
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags = 0);
 
-// Kernel attributes: accepted and ignored (the emulator has no carve-outs or registers).
+// Kernel attributes. The dynamic shared memory limit is held as a GPU holds it: a launch asking
+// for more than 48 KiB is refused unless cudaFuncSetAttribute raised that kernel's limit first
+// (func_attributes.cpp). A kernel is known here by its text, as the launch names it: the macro
+// hands the call's own words over with the function. Carve-outs are accepted and ignored.
+cudaError_t cudaFuncSetAttribute(const char* call_text, cudaFuncAttribute attr, int value);
 template <class F>
-inline cudaError_t cudaFuncSetAttribute(F*, cudaFuncAttribute, int) { return cudaSuccess; }
+inline cudaError_t cudaFuncSetAttribute(const char* call_text, F*, cudaFuncAttribute attr, int value) {
+  return cudaFuncSetAttribute(call_text, attr, value);
+}
+#define cudaFuncSetAttribute(...) cudaFuncSetAttribute(#__VA_ARGS__, __VA_ARGS__)
 template <class F>
 inline cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) { return cudaSuccess; }
 template <class F>
