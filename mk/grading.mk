@@ -1,6 +1,6 @@
 # Instructors' auto-grader (issue 4; grading/README.md).
 #
-#   make grade LAB=3 SUBMISSIONS=path/ [GRADES=grades] [BACKEND=cuda|cpu] [FORCE=1] [GRADE_ARGS=...]
+#   make grade LAB=3 SUBMISSIONS=path/ [GRADES=grades] [BACKEND=cuda|cpu] [FORCE=1] [PROFILE=1] [GRADE_ARGS=...]
 #   make grader                build/grading/cudalab-grade and cudalab-jail (for the direct call)
 #   make grading-setup LAB=3   the grader and everything grading lab 3 needs (below)
 #   make gradescope LAB=3      build/grading/gradescope/lab3-autograder.zip, from the last commit
@@ -63,7 +63,7 @@ ifneq ($(filter grading-runner-prereqs grading-runner-check grading-build-view g
   # rules), without the phony ones (cpu-deps: a check that runs every time, not a file to build).
   # CHECK is passed on by name: make 4.3 gives $(shell) no command-line variable, and the
   # emulator's build (CHECK=race) has objects of its own.
-  grading_make_db = $(shell $(MAKE) -pq --no-print-directory -f $(firstword $(MAKEFILE_LIST)) BACKEND=$(BACKEND) LAB=$(LAB) $(if $(CHECK),CHECK=$(CHECK)) \
+  grading_make_db = $(shell $(MAKE) -pq --no-print-directory -f $(firstword $(MAKEFILE_LIST)) BACKEND=$(BACKEND) LAB=$(LAB) $(if $(CHECK),CHECK=$(CHECK)) $(if $(PROFILE),PROFILE=$(PROFILE)) \
                       $(BACKEND)-lab-runner 2>/dev/null | sed -n 's/^$(1): //p')
   grading_phony := $(call grading_make_db,\.PHONY)
   grading_runner_prereqs := $(filter-out | $(grading_phony),$(call grading_make_db,$(BACKEND)-lab-runner))
@@ -81,7 +81,7 @@ grading-runner-check:
 	@$(MAKE) -q --no-print-directory $(addprefix -o ,$(grading_phony)) $(grading_runner_prereqs) || { \
 	  echo "lab $(LAB)'s harness is not built for BACKEND=$(BACKEND), or not visible here: a build would first run"; \
 	  $(MAKE) -n --no-print-directory $(addprefix -o ,$(grading_phony)) $(grading_runner_prereqs) | head -n 5; \
-	  echo "(make grading-setup LAB=$(LAB) BACKEND=$(BACKEND)$(if $(CHECK), CHECK=$(CHECK)) builds it)"; exit 3; }
+	  echo "(make grading-setup LAB=$(LAB) BACKEND=$(BACKEND)$(if $(CHECK), CHECK=$(CHECK))$(if $(PROFILE), PROFILE=$(PROFILE)) builds it)"; exit 3; }
 # What a student's build reads besides its own file: the makefiles, the harness's sources, the
 # dependency checks' stamps, and each build folder a prerequisite lives in (build/cpu,
 # build/contract, ...). The grader shows exactly these, read-only, in every build's jail.
@@ -90,7 +90,7 @@ grading-build-view:
 
 grade: $(GRADER)
 	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade LAB=3 SUBMISSIONS=folder [GRADES=grades] [BACKEND=cuda|cpu] [FORCE=1]"; exit 2; }
-	./$(GRADER) --lab $(LAB) --submissions $(SUBMISSIONS) --grades $(GRADES) --backend $(BACKEND) $(if $(FORCE),--force) $(GRADE_ARGS)
+	./$(GRADER) --lab $(LAB) --submissions $(SUBMISSIONS) --grades $(GRADES) --backend $(BACKEND) $(if $(FORCE),--force) $(if $(filter 1,$(PROFILE)),--profile) $(GRADE_ARGS)
 
 # An autograder for Gradescope's GPU-less machines: correctness through the CPU backend. No
 # solution goes in (the checker computes the reference itself; the lab's stub in labs/ gives

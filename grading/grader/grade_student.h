@@ -69,6 +69,14 @@ struct GradingContext {
     std::string cores;
     unsigned threads = 1;           // emulator runs at once: as many as those cores
   } emulator;
+  // --profile (issue 31): "why is it slow", estimated on the CPU backend for each student whose
+  // checks all passed (add_profile), shown in the feedback, never scored.
+  struct ProfileSide {
+    bool asked = false;
+    std::string problem;            // why no student's profile can be made this run ("" when it can)
+    std::filesystem::path checker;  // build/cpu/check/labN
+    std::filesystem::path reference;  // the reference's profile runner, built by the grader at setup
+  } profile;
 };
 
 // What an emulator run of a file found (run_emulator): its checks, or why there are none.
@@ -107,6 +115,10 @@ std::string emulator_cores(unsigned& count);
 // thread (Inline), or later on a thread of their own (Later: emulate()), so that the builds of
 // the whole class finish first and the emulator's CPU work overlaps the GPU's timing instead.
 enum class EmulatorStep { Inline, Later };
+
+// The build of a student's profile runner (`make lab-runner BACKEND=cpu PROFILE=1`): the CPU
+// backend with the emulator that counts warp requests (mk/profile.mk).
+inline const std::string kProfileBuild = "cpu-profile";
 
 // The key resumption compares: the submitted bytes and the backend.
 std::string submission_key(const Submission& s, const std::string& backend);
@@ -192,6 +204,13 @@ std::string without_hidden_check_ids(std::string text, const std::set<std::strin
 // [--runner-wrap WORD]... args...
 std::vector<std::string> checker_argv(const GradingContext& ctx, const std::filesystem::path& runner,
                                       const std::vector<std::string>& args, const std::optional<JailSpec>& runner_jail);
+
+// --profile: for a graded student whose checks all passed, their file built as a profile runner
+// (bin/lab-profile, in their build jail) and profiled beside the reference's by the CPU backend's
+// checker (their runner in their jail), into r.profile_*; when it cannot be made (a build error,
+// a time limit), r.profile_status is "not_made" and the text says why. Never touches points.
+// Others are left as they are.
+void add_profile(const GradingContext& ctx, unsigned index, StudentResult& r);
 
 // After grading as root: nothing of the jails is left (their cgroups), and the work folder
 // belongs to whoever owns the checkout again, so that their `make clean` can remove it.

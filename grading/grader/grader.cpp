@@ -247,6 +247,10 @@ RunSetup prepare_run(Config& cfg) {
   ctx.build_timeout = cfg.build_timeout.value_or(ctx.rubric.limits.build_seconds);
   ctx.run_timeout = cfg.run_timeout.value_or(ctx.rubric.limits.run_seconds);
 
+  ctx.profile.asked = cfg.profile;
+  // The profile compares with the reference solution: a grader without one (Gradescope's) has none.
+  if (ctx.profile.asked && !run.have_solution)
+    ctx.profile.problem = "this grader has no reference solution to compare your kernels with";
   ctx.timing_trace = cfg.timing_trace;
   if (ctx.timing_trace) {  // this run's steps only
     std::error_code ec;
@@ -658,6 +662,43 @@ void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Su
   if (ctx.clock) std::cerr << ctx.clock->describe();
 }
 
+// --profile: after everyone is graded (on a GPU, after the timing: the profile's CPU work never
+// runs beside a measurement), each student of this run whose checks all passed gets "why is it
+// slow" (add_profile), `jobs` at a time, and their files are written again. Points do not move.
+void profile_students(const RunSetup& run, const Config& cfg, const std::vector<Submission>& todo,
+                      std::map<std::string, StudentResult>& results) {
+  const GradingContext& ctx = run.ctx;
+  if (!ctx.profile.asked) return;
+  std::vector<std::pair<unsigned, StudentResult>> work;
+  for (const auto& s : todo)
+    if (auto it = results.find(s.student); it != results.end() && score(it->second, ctx.rubric).correct)
+      work.push_back({s.index, it->second});
+  if (work.empty()) return;
+  std::cerr << "grader: --profile: why it is slow, estimated on the CPU backend, for " << work.size()
+            << (work.size() == 1 ? " student" : " students") << " (no points)\n";
+  std::mutex m;
+  std::atomic<size_t> next{0};
+  const unsigned jobs = std::max(1u, cfg.jobs ? cfg.jobs : std::thread::hardware_concurrency());
+  std::vector<std::thread> threads;
+  for (unsigned k = 0; k < std::min<size_t>(jobs, work.size()); ++k)
+    threads.emplace_back([&] {
+      for (size_t i; (i = next++) < work.size();) {
+        StudentResult r = work[i].second;
+        try {
+          add_profile(ctx, work[i].first, r);
+          save_student(run.grades, r, ctx.rubric, run.info);
+        } catch (const std::exception& e) {
+          // The result saved without it stands: the profile is advice, never the grade.
+          std::cerr << "\ngrader: no profile for " << r.student << ": " << e.what() << "\n";
+          continue;
+        }
+        std::lock_guard<std::mutex> l(m);
+        results[r.student] = r;
+      }
+    });
+  for (auto& t : threads) t.join();
+}
+
 // Whole-class files, from every current student's result (new or kept): the gradebook, the
 // summary and the class report. Returns the exit status: 1 when someone has no result.
 int write_class_files(const RunSetup& run, const Config& cfg, const StudentPlan& plan,
@@ -716,6 +757,7 @@ int run_grader(const Config& cfg_in) {
     const std::string stub_copy = keep_stub_copy(run);
     std::map<std::string, StudentResult> results = rescore_kept(run, plan);
     grade_students(run, cfg, plan.todo, results);
+    profile_students(run, cfg, plan.todo, results);
     if (cfg.shard_count > 1) {
       size_t graded = 0;
       for (const auto& s : plan.todo) graded += results.count(s.student);

@@ -43,6 +43,10 @@ struct Config {
   // --timing-trace: every timing run's steps (the checker's --timing-trace), in
   // <work>/timing-trace.log: where the timing phase's seconds go. Never read for a grade.
   bool timing_trace = false;
+  // --profile (issue 31): for each student whose checks all passed, "why is it slow", estimated on
+  // the CPU backend (the checker's --profile-runner beside the reference's), in feedback.md and
+  // results.json's output: advice, never points. A profile that cannot be made says so, at no cost.
+  bool profile = false;
 };
 
 // Returns the process exit status: 0 every student graded (whatever the scores); 1 some

@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
   app.add_flag("--timing-trace", cfg.timing_trace,
                "write where each timing run's time goes (waiting for the GPU, each batch's steps) to "
                "<work>/timing-trace.log");
+  app.add_flag("--profile", cfg.profile,
+               "for each student whose checks all passed, a \"why is it slow\" section estimated on the CPU backend "
+               "(a profile build of their file beside the reference's), in the feedback only: no points (make grade PROFILE=1)");
   CLI11_PARSE(app, argc, argv);
   if (!shard.empty()) std::sscanf(shard.c_str(), "%u/%u", &cfg.shard_index, &cfg.shard_count);
 

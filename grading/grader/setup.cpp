@@ -132,6 +132,7 @@ std::vector<std::string> words(const std::string& text) {
 void set_build_view(GradingContext& ctx) {
   std::vector<std::string> backends = {ctx.backend};
   if (ctx.emulator.enabled) backends.push_back(kEmulatorBuild);
+  if (ctx.profile.asked && ctx.profile.problem.empty()) backends.push_back(kProfileBuild);
   std::vector<std::string> shown;
   for (const std::string& backend : backends) {
     std::string out;
@@ -176,6 +177,25 @@ RunResult run_plain(const std::vector<std::string>& argv, const fs::path& cwd) {
   return run_sandboxed(spec);
 }
 
+// --profile: what each student's profile needs, built as the grader: the CPU backend's checker,
+// the prerequisites of a profile build (`make lab-runner BACKEND=cpu PROFILE=1`) and the reference's
+// own profile runner. Advice only: a failure here is said once and in each correct student's
+// section, and grading goes on (no student's points depend on it).
+void build_profile_side(GradingContext& ctx) {
+  const std::string lab = std::to_string(ctx.lab);
+  const std::string reference = "build/cpu/profile/solutions/lab" + lab + "-runner";
+  if (std::string err = run_trusted_make(ctx, {"lab-checker", "grading-runner-prereqs", reference}, nullptr, kProfileBuild);
+      !err.empty()) {
+    ctx.profile.problem = "the grader could not build the reference's profile runner";
+    std::cerr << "grader: --profile: the profile build does not build (make lab-checker grading-runner-prereqs " << reference
+              << " LAB=" << lab << " BACKEND=cpu PROFILE=1); each correct student's feedback says it could not be made:\n"
+              << indented(err) << "\n";
+    return;
+  }
+  ctx.profile.checker = ctx.repo / "build" / "cpu" / "check" / ("lab" + lab);
+  ctx.profile.reference = ctx.repo / reference;
+}
+
 }  // namespace
 
 void build_course(GradingContext& ctx) {
@@ -195,6 +215,7 @@ void build_course(GradingContext& ctx) {
     ctx.emulator.checker = ctx.repo / "build" / "cpu" / "check" / ("lab" + lab);
     ctx.emulator.cores = emulator_cores(ctx.emulator.threads);
   }
+  if (ctx.profile.asked && ctx.profile.problem.empty()) build_profile_side(ctx);
   if (ctx.jailed) set_build_view(ctx);
 }
 

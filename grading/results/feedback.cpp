@@ -131,6 +131,25 @@ void write_speed_and_notes(std::ostream& o, const StudentResult& r, const Score&
   }
 }
 
+// --profile: "why is it slow", estimated on the CPU backend (the checker's section), or why it
+// could not be made. No points: said so in the heading and again below it.
+void write_profile(std::ostream& o, const StudentResult& r) {
+  if (r.profile_status.empty()) return;
+  o << "## " << kProfileHeading << "\n\n";
+  if (r.profile_status == "made") {
+    // The text is the trusted checker's, but it goes into a code block whole: no fence of its own.
+    std::string text = r.profile_text;
+    for (size_t at = text.find("```"); at != std::string::npos; at = text.find("```", at)) text.replace(at, 3, "'''");
+    if (!text.empty() && text.back() != '\n') text += "\n";
+    o << "An estimate from the CPU backend's emulator, which counts per source line what a GPU would do, of your "
+      << "kernels beside the reference solution's" << (r.profile_size.empty() ? "" : " at size " + r.profile_size)
+      << ". Advice only: it changes no points.\n\n```\n" << text << "```\n\n";
+  } else {
+    o << "It could not be made this time: " << r.profile_text << ". That costs you nothing: your points are the same "
+      << "without it. `make lab<N> PROFILE=1` on your own machine makes it.\n\n";
+  }
+}
+
 // The program's output (a failed run only, hidden checks' lines left out), and how to replay it.
 void write_output_and_footer(std::ostream& o, const StudentResult& r, const Score& s, const Rubric& rubric,
                              const LabInfo& lab) {
@@ -152,6 +171,7 @@ std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, cons
   if (r.verdict != kGraded) write_not_graded(o, r);
   else write_graded(o, r, s, rubric);
   write_speed_and_notes(o, r, s);
+  write_profile(o, r);
   write_output_and_footer(o, r, s, rubric, lab);
   // Everything in it may carry a submission's bytes (file names, messages, logs).
   return clean_text(o.str());

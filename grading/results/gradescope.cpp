@@ -48,6 +48,13 @@ nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, con
                            : r.reason;
   if ((r.verdict == kBuildFailed || r.rule == "link_contract") && !r.build_log.empty()) output += "\n\n" + r.build_log;
   for (const auto& n : r.notes) output += "\n- " + n;
+  // --profile: the same section as feedback.md's, in the output only (never a test: no points).
+  if (r.profile_status == "made")
+    output += std::string("\n\n") + kProfileHeading + (r.profile_size.empty() ? "" : ", size " + r.profile_size) +
+              ":\n" + r.profile_text;
+  else if (!r.profile_status.empty())
+    output += std::string("\n\n") + kProfileHeading + ": could not be made this time (" + r.profile_text +
+              "); that costs you nothing.";
   json out = {{"score", s.total},
               {"execution_time", int(std::lround(r.seconds))},
               {"output", clean_text(output)},

@@ -76,6 +76,17 @@ LabReport parse_lab_report(const std::string& text) {
           if (role == "baseline" && !r.naive_ms) r.naive_ms = row["ms"].get<double>();
         }
     }
+    if (j.contains("profile") && j["profile"].is_object()) {
+      const json& p = j["profile"];
+      LabProfile lp;
+      lp.ran = p.value("ran", false);
+      lp.size = p.value("size", "");
+      lp.problem = p.value("problem", "");
+      lp.limiter = p.value("limiter", "");
+      lp.first_sentence = p.value("first_sentence", "");
+      lp.text = p.value("text", "");
+      r.profile = lp;
+    }
     return r;
   } catch (const json::exception& e) {
     throw std::runtime_error(std::string("the report is missing a field: ") + e.what());

@@ -10,6 +10,12 @@
 
 namespace grading {
 
+// The checker's "why is it slow" section (its report's "profile", with --profile-runner).
+struct LabProfile {
+  bool ran = false;
+  std::string size, problem, limiter, first_sentence, text;
+};
+
 struct LabReport {
   int lab = 0;
   std::string backend;
@@ -18,6 +24,7 @@ struct LabReport {
   std::optional<double> student_ms;  // the timing row whose role is "student"
   std::optional<double> naive_ms;    // the first row whose role is "baseline": the harness's naive kernel
   std::string device_name;
+  std::optional<LabProfile> profile;  // present when the run was asked for one
 };
 
 // The report schema this grader reads (the report's "cudalab" field).

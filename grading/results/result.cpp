@@ -31,6 +31,8 @@ json to_json(const StudentResult& r) {
           {"student_ms", optional_json(r.student_ms)}, {"reference_ms", optional_json(r.reference_ms)},
           {"naive_ms", optional_json(r.naive_ms)}, {"reference_naive_ms", optional_json(r.reference_naive_ms)},
           {"reference_noise", optional_json(r.reference_noise)},
+          {"profile_status", r.profile_status}, {"profile_text", r.profile_text},
+          {"profile_first", r.profile_first}, {"profile_size", r.profile_size},
           {"build_log", r.build_log}, {"run_log", r.run_log}, {"seconds", r.seconds},
           {"graded_at", r.graded_at}};
 }
@@ -57,6 +59,11 @@ StudentResult result_from_json(const json& j) {
   r.naive_ms = opt_of(j, "naive_ms");  // absent in results saved before the naive anchor
   r.reference_naive_ms = opt_of(j, "reference_naive_ms");
   r.reference_noise = opt_of(j, "reference_noise");  // absent in results saved before the anchors
+  // Absent in results saved without --profile (or before it existed).
+  r.profile_status = j.value("profile_status", "");
+  r.profile_text = j.value("profile_text", "");
+  r.profile_first = j.value("profile_first", "");
+  r.profile_size = j.value("profile_size", "");
   j.at("build_log").get_to(r.build_log);
   j.at("run_log").get_to(r.run_log);
   j.at("seconds").get_to(r.seconds);

@@ -53,6 +53,10 @@ struct StudentResult {
   // How far apart the reference's two anchors around this student's run were (b / a - 1, the
   // larger over the smaller): the timing noise this student's ratio carries. Absent without anchors.
   std::optional<double> reference_noise;
+  // --profile (issue 31): "why is it slow", estimated on the CPU backend. profile_status: "" (not
+  // asked, or the checks did not all pass), "made" (profile_text is the checker's section) or
+  // "not_made" (profile_text says why). Shown in the feedback, never scored.
+  std::string profile_status, profile_text, profile_first, profile_size;
   std::string build_log, run_log;
   double seconds = 0;
   std::string graded_at;

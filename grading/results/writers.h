@@ -13,6 +13,9 @@
 
 namespace grading {
 
+// The heading of the --profile section, in feedback.md and results.json's output.
+inline constexpr const char* kProfileHeading = "Why is it slow (estimated on the CPU backend, no points)";
+
 std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, const LabInfo& lab);
 nlohmann::json gradescope_json(const StudentResult& r, const Rubric& rubric, const LabInfo& lab);
 // One row per student; columns: student, total, maximum, verdict, backend, then one per check

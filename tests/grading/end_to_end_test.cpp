@@ -425,8 +425,10 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   // checker's own, and the correct student went through a timing run of its own.
   const fs::path grades5 = kRoot / "grades-emulator";
   std::vector<std::string> emulator_run = grader_args(grades5, kRoot / "work5", "emulator");
+  // --profile rides along (issue 31): the correct student's feedback gets "why is it slow",
+  // estimated on the CPU backend, and the same points (the gradebook comparison below).
   emulator_run.insert(emulator_run.end(),
-                      {"--emulator-verdicts", "always", "--time-apart", "--parallel-runs", "2", "--timing-trace"});
+                      {"--emulator-verdicts", "always", "--time-apart", "--parallel-runs", "2", "--timing-trace", "--profile"});
   REQUIRE(wait_for(start(emulator_run, kRoot / "run9.log")) == 0);
   const std::string run9 = read_file(kRoot / "run9.log").value_or("");
   CHECK_MESSAGE(run9.find("checks of 2 students at once") != std::string::npos, run9);
@@ -440,6 +442,19 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
     CHECK_MESSAGE(check_status(result(grades5, s), "barriers") == check_status(result(grades, s), "barriers"), s);
     CHECK_MESSAGE(check_status(result(grades5, s), "races") == check_status(result(grades, s), "races"), s);
     CHECK_MESSAGE(fs::exists(kRoot / "work5" / s / "bin" / "lab-cpu"), s << ": no CPU build beside the runner");
+  }
+  {
+    const fs::path dir = grades5 / "lab1" / "students" / "correct";
+    const std::string feedback = read_file(dir / "feedback.md").value_or("");
+    CHECK_MESSAGE(feedback.find("## Why is it slow (estimated on the CPU backend, no points)") != std::string::npos, feedback);
+    CHECK_MESSAGE(feedback.find("reference") != std::string::npos, feedback);
+    CHECK_MESSAGE(result(grades5, "correct")["profile_status"] == "made", result(grades5, "correct")["profile_text"]);
+    CHECK(json::parse(*read_file(dir / "results.json"))["output"].get<std::string>().find("Why is it slow") !=
+          std::string::npos);
+    // Only a student whose checks all passed gets one.
+    CHECK(read_file(grades5 / "lab1" / "students" / "barrier_in_if" / "feedback.md").value_or("").find("Why is it slow") ==
+          std::string::npos);
+    CHECK_MESSAGE(run9.find("--profile: why it is slow") != std::string::npos, run9);
   }
   CHECK(result(grades5, "correct")["timing_status"] == "emulated");
   CHECK(result(grades5, "correct")["timing_note"].get<std::string>().find("emulated") != std::string::npos);

@@ -449,6 +449,54 @@ TEST_CASE("the checker's report: each check's cause and judge are read as fields
   CHECK_THROWS_AS(parse_lab_report(report.dump()), ReportSchemaError);
 }
 
+TEST_CASE("--profile: the report's section is read; feedback and Gradescope show it, or why not, and no point moves") {
+  nlohmann::json report = {{"cudalab", kReportSchema}, {"lab", 1}, {"backend", "cpu"},
+                           {"checks", {report_check("one", "pass", "none")}},
+                           {"profile", {{"ran", true}, {"size", "262144"}, {"problem", ""}, {"limiter", "none"},
+                                        {"first_sentence", "Nothing stands out."},
+                                        {"text", "Nothing stands out.\n\nfigure   yours   reference\n"}}}};
+  LabReport lr = parse_lab_report(report.dump());
+  REQUIRE(lr.profile);
+  CHECK(lr.profile->ran);
+  CHECK(lr.profile->first_sentence == "Nothing stands out.");
+  report.erase("profile");
+  CHECK_FALSE(parse_lab_report(report.dump()).profile);
+
+  Rubric rubric = parse_rubric("lab = 1\n[speed]\npoints = 10\n", "x");
+  StudentResult r;
+  r.verdict = kGraded;
+  r.backend = "cpu";
+  r.checks = {{"one", "", "pass", "", {}}};
+  const std::string plain_feedback = feedback_markdown(r, rubric, LabInfo{1, "sum"});
+  const double plain_score = gradescope_json(r, rubric, LabInfo{1, "sum"})["score"].get<double>();
+  CHECK(plain_feedback.find(kProfileHeading) == std::string::npos);
+  // Made: the checker's text in a code block of its own (a fence inside it is defused), in both files.
+  r.profile_status = "made";
+  r.profile_size = "262144";
+  r.profile_text = "Nothing stands out.\n```\nfigure   yours   reference\n\x1b[31mred\n";
+  std::string fb = feedback_markdown(r, rubric, LabInfo{1, "sum"});
+  CHECK(fb.find(std::string("## ") + kProfileHeading) != std::string::npos);
+  CHECK(fb.find("Nothing stands out.") != std::string::npos);
+  CHECK(fb.find("'''") != std::string::npos);
+  CHECK(fb.find('\x1b') == std::string::npos);
+  CHECK(fb.find("**Score: 10 / 10**") == plain_feedback.find("**Score: 10 / 10**"));
+  nlohmann::json gs = gradescope_json(r, rubric, LabInfo{1, "sum"});
+  CHECK(gs["output"].get<std::string>().find(kProfileHeading) != std::string::npos);
+  CHECK(gs["score"].get<double>() == plain_score);
+  CHECK(gs["tests"].size() == gradescope_json(StudentResult(r), rubric, LabInfo{1, "sum"})["tests"].size());
+  // Not made: says so, costs nothing.
+  r.profile_status = "not_made";
+  r.profile_text = "your file did not build as a profile runner for the CPU backend (exited with status 2)";
+  fb = feedback_markdown(r, rubric, LabInfo{1, "sum"});
+  CHECK(fb.find("could not be made") != std::string::npos);
+  CHECK(fb.find("costs you nothing") != std::string::npos);
+  CHECK(gradescope_json(r, rubric, LabInfo{1, "sum"})["score"].get<double>() == plain_score);
+  // Kept through result.json (resumption and rescoring keep the section).
+  StudentResult back = result_from_json(to_json(r));
+  CHECK(back.profile_status == "not_made");
+  CHECK(back.profile_text == r.profile_text);
+}
+
 TEST_CASE("a stub is told from a wrong answer by the causes, whatever the messages say") {
   auto outcome = [](const std::string& status, const std::string& cause) {
     CheckOutcome c;

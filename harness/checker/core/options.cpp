@@ -99,6 +99,7 @@ Options parse_options(int argc, const char* const* argv) {
     else if (arg == "--all") o.all = true;
     else if (arg == "--profile-runner") o.profile_runner = need_value();
     else if (arg == "--profile-reference") o.profile_reference = need_value();
+    else if (arg == "--profile-reference-unwrapped") o.profile_reference_unwrapped = true;
     else if (arg == "--profile-size") o.profile_size = parse_size(need_value());
     else if (arg == "--list") o.list = true;
     else if (arg == "--help" || arg == "-h") o.help = true;
@@ -151,6 +152,7 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "  --profile-runner R --profile-reference S  after the checks, why it is slow: your\n"
     << "                 profile runner's counts beside the reference's (make labN PROFILE=1)\n"
     << "  --profile-size S  the size profiled (default: the lab's own, small enough to emulate)\n"
+    << "  --profile-reference-unwrapped  the reference's profile runner without --runner-wrap (the grader's)\n"
     << "  --help         this text\n\n"
     << "exit status: 0 all checks passed, 1 a check failed, 2 bad usage,\n             3 the GPU context was lost, 4 no usable GPU\n";
   return s.str();

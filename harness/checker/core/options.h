@@ -46,6 +46,10 @@ struct Options {
   // more in each of two profile runners (yours, the reference solution's) at --profile-size (or the
   // lab's profile size), and their counts are digested into "why it is slow". Advice, no verdict.
   std::string profile_runner, profile_reference;
+  // --profile-reference-unwrapped: the reference's profile runner runs without --runner-wrap (the
+  // grader's: the reference is the course's own code, built by the grader, and a student's jail
+  // would have to show it to the student's runner too).
+  bool profile_reference_unwrapped = false;
   std::optional<std::vector<size_t>> profile_size;
 };
 

@@ -692,6 +692,13 @@ int run_lab(int argc, char** argv) {
     else
       profile.problem = "a check did not pass, and speed comes after a right answer";
     print_profile(stdout, profile);
+    rec.profile.asked = true;
+    rec.profile.ran = profile.ran;
+    rec.profile.size = profile.shape.dims.empty() ? "" : profile.shape.text();
+    rec.profile.problem = profile.problem;
+    rec.profile.limiter = profile.digest.limiter;
+    rec.profile.first_sentence = profile.digest.sentences.empty() ? "" : profile.digest.sentences.front();
+    rec.profile.text = profile_body(profile);
   }
   return report_and_exit_status(opt, rec, runner_problem, context_lost);
 }

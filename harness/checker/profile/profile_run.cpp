@@ -30,11 +30,12 @@ struct OneRun {
 // One call of the lab in the runner at `program`; the checks' runner is finished first, and this
 // one after (the next gets a fresh process).
 OneRun profile_once(const LabSuite& suite, const std::string& program, const CheckCase& c, uint64_t seed,
-                    const std::string& whose) {
+                    const std::string& whose, bool unwrapped = false) {
   OneRun run;
   runner_finish();
   RunnerConfig cfg = runner_config();
   cfg.program = program;
+  if (unwrapped) cfg.wrap.clear();
   runner_configure(cfg, suite.number);
   take_profile_notes();
   try {
@@ -64,7 +65,8 @@ ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t s
   if (!suite.reject_shape || suite.reject_shape(p.shape).empty()) {
     const CheckCase c{"profile", "why it is slow", p.shape};
     const OneRun yours = profile_once(suite, opt.profile_runner, c, seed, "your code");
-    const OneRun reference = profile_once(suite, opt.profile_reference, c, seed, "the reference solution");
+    const OneRun reference = profile_once(suite, opt.profile_reference, c, seed, "the reference solution",
+                                             opt.profile_reference_unwrapped);
     p.problem = !yours.figures.problem.empty() ? yours.figures.problem : reference.figures.problem;
     if (p.problem.empty()) {
       ProfileInputs in;
@@ -90,7 +92,7 @@ ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t s
 namespace {
 // A sentence on lines of at most `width` characters: the first after `indent`, the rest two
 // spaces further in (so that each sentence's start shows, to a reader and to a script).
-void print_wrapped(std::FILE* out, const std::string& text, const std::string& indent, size_t width) {
+void print_wrapped(std::string& out, const std::string& text, const std::string& indent, size_t width) {
   std::string line;
   size_t from = 0, printed = 0;
   while (from < text.size()) {
@@ -98,27 +100,43 @@ void print_wrapped(std::FILE* out, const std::string& text, const std::string& i
     if (to == std::string::npos) to = text.size();
     const std::string word = text.substr(from, to - from);
     if (!line.empty() && line.size() + 1 + word.size() > width) {
-      std::fprintf(out, "%s%s\n", (printed++ ? indent + "  " : indent).c_str(), line.c_str());
+      out += (printed++ ? indent + "  " : indent) + line + "\n";
       line.clear();
     }
     line += (line.empty() ? "" : " ") + word;
     from = to + 1;
   }
-  if (!line.empty()) std::fprintf(out, "%s%s\n", (printed ? indent + "  " : indent).c_str(), line.c_str());
+  if (!line.empty()) out += (printed ? indent + "  " : indent) + line + "\n";
 }
 }  // namespace
+
+std::string profile_body(const ProfileSection& p) {
+  std::string out;
+  if (!p.ran) return "not profiled: " + p.problem + "\n";
+  for (const auto& s : p.digest.sentences) print_wrapped(out, s, "", 96);
+  char line[512];
+  std::snprintf(line, sizeof line, "\n%-38s %-14s %s\n", "figure", "yours", "reference");
+  out += line;
+  for (const auto& r : p.digest.table) {
+    std::snprintf(line, sizeof line, "%-38s %-14s %s\n", r.figure.c_str(), r.yours.c_str(), r.reference.c_str());
+    out += line;
+  }
+  return out;
+}
 
 void print_profile(std::FILE* out, const ProfileSection& p) {
   if (p.shape.dims.empty()) std::fprintf(out, "\n  why it is slow (PROFILE=1)\n");
   else std::fprintf(out, "\n  why it is slow (PROFILE=1, size %s)\n", p.shape.text().c_str());
-  if (!p.ran) {
-    std::fprintf(out, "    not profiled: %s\n", p.problem.c_str());
-    return;
+  // The body, each line four spaces in (an empty line stays empty).
+  const std::string body = profile_body(p);
+  size_t from = 0;
+  while (from < body.size()) {
+    size_t to = body.find('\n', from);
+    if (to == std::string::npos) to = body.size();
+    const std::string line = body.substr(from, to - from);
+    std::fprintf(out, "%s%s\n", line.empty() ? "" : "    ", line.c_str());
+    from = to + 1;
   }
-  for (const auto& s : p.digest.sentences) print_wrapped(out, s, "    ", 96);
-  std::fprintf(out, "\n    %-38s %-14s %s\n", "figure", "yours", "reference");
-  for (const auto& r : p.digest.table)
-    std::fprintf(out, "    %-38s %-14s %s\n", r.figure.c_str(), r.yours.c_str(), r.reference.c_str());
 }
 
 }  // namespace cudalab

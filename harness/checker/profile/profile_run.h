@@ -26,5 +26,9 @@ Shape profile_shape(int lab);
 ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t seed);
 
 void print_profile(std::FILE* out, const ProfileSection& p);
+// The section's body as print_profile prints it, without the heading and the indent: the
+// sentences (each wrapped at 96 characters, its lines after the first two spaces in), then the
+// table; or "not profiled: why". What the JSON report carries (its "profile" field).
+std::string profile_body(const ProfileSection& p);
 
 }  // namespace cudalab

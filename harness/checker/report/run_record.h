@@ -17,6 +17,17 @@ struct CheckOutcome {
   CheckResult result;
 };
 
+// PROFILE=1's section (--profile-runner), as the JSON report carries it ("profile"): advice only.
+struct ProfileRecord {
+  bool asked = false;          // --profile-runner and --profile-reference given
+  bool ran = false;            // a digest was made ("problem" says why not)
+  std::string size;            // the size profiled ("" when none)
+  std::string problem;
+  std::string limiter;         // the digest's stable id ("none": nothing stands out)
+  std::string first_sentence;  // the digest's first sentence
+  std::string text;            // the section as the terminal shows it, without heading and indent
+};
+
 struct RunRecord {
   int lab = 0;
   std::string title;
@@ -28,6 +39,7 @@ struct RunRecord {
   wire::DeviceInfo device;
   std::vector<CheckOutcome> checks;
   TimingReport timing;
+  ProfileRecord profile;
 
   size_t count(Status s) const {
     size_t c = 0;
