@@ -42,8 +42,8 @@ void write_class_report(const fs::path& repo, const fs::path& grades) {
   const fs::path script = repo / "grading" / "report" / "class_report.py";
   if (!fs::exists(script)) return;
   const std::string script_s = script.string(), grades_s = grades.string();
-  char* argv[] = {const_cast<char*>("python3"), const_cast<char*>(script_s.c_str()), const_cast<char*>(grades_s.c_str()),
-                  nullptr};
+  char* argv[] = {const_cast<char*>("python3"), const_cast<char*>(script_s.c_str()),
+                  const_cast<char*>(grades_s.c_str()), nullptr};
   pid_t pid = 0;
   if (posix_spawnp(&pid, "python3", nullptr, nullptr, argv, environ) != 0) {
     std::cerr << "grader: no class report: python3 is not here (make deps installs what it needs)\n";

@@ -20,7 +20,8 @@ void keep_source_copy(const GradingContext& ctx, const std::filesystem::path& gr
 // One pseudonym per student ("anon-3fa91c"), the same on every run of this grades folder: a
 // keyed hash of the name with a key made once and kept in grades/labN/.pseudonym_key (the
 // instructor's alone), so a pseudonym cannot be turned back into a name by hashing guesses.
-std::map<std::string, std::string> pseudonyms(const std::filesystem::path& grades, const std::vector<StudentResult>& all);
+std::map<std::string, std::string> pseudonyms(const std::filesystem::path& grades,
+                                              const std::vector<StudentResult>& all);
 
 // Runs grading/report/class_report.py on the grades folder (report.html beside summary.json).
 // A report that cannot be made is said on stderr; it never fails the grading.

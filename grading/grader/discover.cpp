@@ -109,8 +109,9 @@ void choose_file(Submission& s, const fs::path& dir, const std::vector<fs::path>
     return;
   }
   if (sources.size() > 1) return several(sources);
-  s.problem = "We found no lab " + std::to_string(opt.lab) + " file in your submission (it has: " +
-              list_names(files, dir) + "). Upload your " + opt.lab_file_name + ".";
+  s.problem = "We found no lab " + std::to_string(opt.lab) +
+              " file in your submission (it has: " + list_names(files, dir) + "). Upload your " + opt.lab_file_name +
+              ".";
 }
 
 // "alice_lab3.cu" -> "alice"; "" when the name has nothing before the lab token.
@@ -204,8 +205,8 @@ Discovery discover(const fs::path& root, const DiscoverOptions& opt) {
       s.student = safe_name(name);
       s.origin = e.path();
       if (name[0] == '.')
-        s.notes.push_back("Your folder is named `" + clean_text(name.substr(0, 80)) + "`, which hides it; it was graded as `" +
-                          s.student + "`.");
+        s.notes.push_back("Your folder is named `" + clean_text(name.substr(0, 80)) +
+                          "`, which hides it; it was graded as `" + s.student + "`.");
       choose_file(s, e.path(), files_under(e.path()), opt);
       subs.push_back(s);
     } else {

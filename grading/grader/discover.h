@@ -17,23 +17,23 @@ inline constexpr const char* kReferenceFolder = "_reference";
 inline constexpr const char* kStubFolder = "_stub";
 
 struct Submission {
-  std::string student;              // safe as a file name, unique in the run
-  unsigned index = 0;               // 1, 2, ... in name order: the student's identity in the jail
-  fs::path origin;                  // the folder or file it came from
-  std::optional<fs::path> file;     // the lab file to grade
-  std::string problem;              // why there is no file (student-facing), when there is none
-  std::vector<std::string> notes;   // how the file was chosen, when it needs saying
+  std::string student;  // safe as a file name, unique in the run
+  unsigned index = 0;  // 1, 2, ... in name order: the student's identity in the jail
+  fs::path origin;  // the folder or file it came from
+  std::optional<fs::path> file;  // the lab file to grade
+  std::string problem;  // why there is no file (student-facing), when there is none
+  std::vector<std::string> notes;  // how the file was chosen, when it needs saying
 };
 
 struct DiscoverOptions {
   int lab = 0;
-  std::string lab_file_name;              // "lab3_multilevel_sum.cu"
+  std::string lab_file_name;  // "lab3_multilevel_sum.cu"
   std::string single_student = "submission";  // the name for a Gradescope-style folder
 };
 
 struct Discovery {
   std::vector<Submission> submissions;  // sorted by student
-  std::vector<std::string> ignored;     // top-level entries that are no submission
+  std::vector<std::string> ignored;  // top-level entries that are no submission
 };
 
 Discovery discover(const fs::path& root, const DiscoverOptions& opt);

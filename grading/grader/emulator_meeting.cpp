@@ -18,8 +18,10 @@ void EmulatorMeeting::gpu_done(const Built& built, StudentResult r, bool emulato
       // A run that ended in trouble takes no emulator verdict (as with EmulatorStep::Inline):
       // the student is finished now, and an emulator run still to come is dropped.
       if (built.emulator_later) {
-        if (it != waiting_.end()) waiting_.erase(it);
-        else waiting_[r.student] = {};  // remembered as finished
+        if (it != waiting_.end())
+          waiting_.erase(it);
+        else
+          waiting_[r.student] = {};  // remembered as finished
       }
     } else if (it != waiting_.end() && it->second.emulated) {
       emulated = std::move(it->second.emulated);

@@ -26,7 +26,8 @@ namespace {
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   if (from.empty()) return s;
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -47,8 +48,7 @@ std::optional<uid_t> student_uid(const GradingContext& ctx, unsigned index) {
 
 // What the student may see of the grader's paths in their logs: nothing.
 std::string without_grader_paths(std::string log, const GradingContext& ctx, const fs::path& dir) {
-  for (const fs::path& p : {dir / "src", dir / "bin", dir / "run", dir})
-    log = replace_all(log, p.string() + "/", "");
+  for (const fs::path& p : {dir / "src", dir / "bin", dir / "run", dir}) log = replace_all(log, p.string() + "/", "");
   log = replace_all(log, ctx.repo.string() + "/", "");
   log = replace_all(log, ctx.work.string() + "/", "");
   return clean_text(log);
@@ -95,17 +95,31 @@ fs::path runner_report_path() {
 // rules judge the lab file, and its CUDA spellings preprocess the same there.
 std::vector<std::string> preprocess_command(const GradingContext& ctx, const fs::path& src, const fs::path& deps,
                                             const fs::path& expanded) {
-  return {"g++", "-std=c++20", "-DCUDALAB_BACKEND_CPU=1", "-I" + (ctx.repo / "harness/runner/emulator/include").string(),
-          "-I" + (ctx.repo / "harness/include").string(), "-E", "-MD", "-MF", deps.string(), "-o", expanded.string(),
-          "-x", "c++", src.string()};
+  return {"g++",
+          "-std=c++20",
+          "-DCUDALAB_BACKEND_CPU=1",
+          "-I" + (ctx.repo / "harness/runner/emulator/include").string(),
+          "-I" + (ctx.repo / "harness/include").string(),
+          "-E",
+          "-MD",
+          "-MF",
+          deps.string(),
+          "-o",
+          expanded.string(),
+          "-x",
+          "c++",
+          src.string()};
 }
 
 // The CUDA compiler for a jailed make, by absolute path (a jail's PATH is its own).
-std::string nvcc_setting(const GradingContext& ctx) { return "NVCC=" + (ctx.nvcc.empty() ? std::string("nvcc") : ctx.nvcc); }
+std::string nvcc_setting(const GradingContext& ctx) {
+  return "NVCC=" + (ctx.nvcc.empty() ? std::string("nvcc") : ctx.nvcc);
+}
 
 // Where an opened header may live: the lab's own headers and the system's.
 std::vector<std::string> allowed_include_roots(const GradingContext& ctx) {
-  return {(ctx.repo / "harness/include").string() + "/", (ctx.repo / "harness/runner/emulator/include").string() + "/", "/usr/"};
+  return {(ctx.repo / "harness/include").string() + "/", (ctx.repo / "harness/runner/emulator/include").string() + "/",
+          "/usr/"};
 }
 
 StudentResult start_result(const GradingContext& ctx, const Submission& s) {
@@ -168,7 +182,8 @@ void finish_work_folder(const GradingContext& ctx) {
   struct stat st {};
   if (::stat(ctx.repo.c_str(), &st) != 0 || st.st_uid == 0) return;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(ctx.work, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec))
+  for (fs::recursive_directory_iterator it(ctx.work, fs::directory_options::none, ec), end; !ec && it != end;
+       it.increment(ec))
     if (::lchown(it->path().c_str(), st.st_uid, st.st_gid) != 0) continue;  // best effort: a file gone meanwhile
   if (::lchown(ctx.work.c_str(), st.st_uid, st.st_gid) != 0) return;
 }
@@ -218,8 +233,8 @@ namespace {
 
 // One command of a student's build, in their jail: their uid, their folder, the course's build
 // files read-only, nothing of the reference.
-RunResult run_in_build_jail(const GradingContext& ctx, unsigned index, const fs::path& dir, std::vector<std::string> argv,
-                            double timeout, size_t keep) {
+RunResult run_in_build_jail(const GradingContext& ctx, unsigned index, const fs::path& dir,
+                            std::vector<std::string> argv, double timeout, size_t keep) {
   RunSpec spec;
   spec.argv = std::move(argv);
   spec.env = base_env(ctx, dir / "bin", ctx.path_env);
@@ -243,21 +258,35 @@ RunResult run_in_build_jail(const GradingContext& ctx, unsigned index, const fs:
 // built and in view (mk/grading.mk). A build that had to make one could only fail, and blame the
 // file. Nothing of the student's is involved yet, so the answer is the grader's to act on.
 void require_harness_ready(const GradingContext& ctx, unsigned index, const fs::path& dir, const std::string& backend) {
-  std::vector<std::string> argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "grading-runner-check",
-                                   "LAB=" + std::to_string(ctx.lab), nvcc_setting(ctx)};
+  std::vector<std::string> argv = {"make",
+                                   "-s",
+                                   "--no-print-directory",
+                                   "-C",
+                                   ctx.repo.string(),
+                                   "grading-runner-check",
+                                   "LAB=" + std::to_string(ctx.lab),
+                                   nvcc_setting(ctx)};
   for (const std::string& v : build_settings(backend)) argv.push_back(v);
   RunResult ready = run_in_build_jail(ctx, index, dir, argv, ctx.build_timeout, 16 << 10);
   if (!ready.started) throw std::runtime_error("a student's build jail could not start: " + ready.start_error);
   if (ready.timed_out || ready.exit_code != 0 || ready.term_signal != 0)
-    throw std::runtime_error("the course's harness is not ready for a student's build (grader setup, not the student's file; " +
-                             ready.describe() + "):\n" + ready.output_with_note());
+    throw std::runtime_error(
+        "the course's harness is not ready for a student's build (grader setup, not the student's file; " +
+        ready.describe() + "):\n" + ready.output_with_note());
 }
 
 // `make lab-runner` of the student's file for `backend`, into `out`.
 std::vector<std::string> lab_runner_make(const GradingContext& ctx, const fs::path& src, const fs::path& out,
                                          const std::string& backend) {
-  std::vector<std::string> argv = {"make", "-s", "--no-print-directory", "-C", ctx.repo.string(), "lab-runner",
-                                   "LAB=" + std::to_string(ctx.lab), "SRC=" + src.string(), "OUT=" + out.string(),
+  std::vector<std::string> argv = {"make",
+                                   "-s",
+                                   "--no-print-directory",
+                                   "-C",
+                                   ctx.repo.string(),
+                                   "lab-runner",
+                                   "LAB=" + std::to_string(ctx.lab),
+                                   "SRC=" + src.string(),
+                                   "OUT=" + out.string(),
                                    nvcc_setting(ctx)};
   for (const std::string& v : build_settings(backend)) argv.push_back(v);
   return argv;
@@ -296,8 +325,8 @@ fs::path lay_out_folder(const GradingContext& ctx, const Submission& s, const fs
 std::optional<Built> judge_preprocessed(const GradingContext& ctx, unsigned index, const fs::path& dir,
                                         const fs::path& src_file, StudentResult& r) {
   const fs::path deps = dir / "bin" / "deps.d", expanded = dir / "bin" / "expanded.ii";
-  RunResult pre = run_in_build_jail(ctx, index, dir, preprocess_command(ctx, src_file, deps, expanded), ctx.build_timeout,
-                                    64 << 10);
+  RunResult pre = run_in_build_jail(ctx, index, dir, preprocess_command(ctx, src_file, deps, expanded),
+                                    ctx.build_timeout, 64 << 10);
   if (!pre.started || pre.timed_out || pre.exit_code != 0) return std::nullopt;
   const auto uid = student_uid(ctx, index);
   auto d = read_submitted_file(deps, 4u << 20, nullptr, uid);
@@ -310,11 +339,11 @@ std::optional<Built> judge_preprocessed(const GradingContext& ctx, unsigned inde
 
 // The kernel runner itself (`make lab-runner`), then its object held to the rules the source
 // rules cannot see (macros, mangled names).
-std::optional<Built> build_runner(const GradingContext& ctx, unsigned index, const fs::path& dir, const fs::path& src_file,
-                                  const fs::path& runner, StudentResult& r) {
+std::optional<Built> build_runner(const GradingContext& ctx, unsigned index, const fs::path& dir,
+                                  const fs::path& src_file, const fs::path& runner, StudentResult& r) {
   std::optional<PhaseTimer> compile(std::in_place, ctx.clock, "build: compile");
-  RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, runner, ctx.backend), ctx.build_timeout,
-                                  size_t(ctx.rubric.limits.output_kb) << 10);
+  RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, runner, ctx.backend),
+                                  ctx.build_timeout, size_t(ctx.rubric.limits.output_kb) << 10);
   compile.reset();
   // The student sees their own file's name, not the grader's folders; what the compiler
   // printed is only shown, never acted on.
@@ -340,10 +369,11 @@ std::optional<Built> build_runner(const GradingContext& ctx, unsigned index, con
     r.notes.push_back("grader: the compiled object was not found, so only the source rules were checked");
     return std::nullopt;
   }
-  auto obj_rejections = check_object(run_in_build_jail(ctx, index, dir, {"nm", "-P", "-C", "-g", object.string()}, 60, 64 << 20).output,
-                                     run_in_build_jail(ctx, index, dir, {"readelf", "-SW", object.string()}, 60, 64 << 20).output,
-                                     ctx.rubric.forbid);
-  if (!obj_rejections.empty()) return stop(ctx, r, kRejected, obj_rejections.front().reason, obj_rejections.front().rule);
+  auto obj_rejections = check_object(
+      run_in_build_jail(ctx, index, dir, {"nm", "-P", "-C", "-g", object.string()}, 60, 64 << 20).output,
+      run_in_build_jail(ctx, index, dir, {"readelf", "-SW", object.string()}, 60, 64 << 20).output, ctx.rubric.forbid);
+  if (!obj_rejections.empty())
+    return stop(ctx, r, kRejected, obj_rejections.front().reason, obj_rejections.front().rule);
   return std::nullopt;
 }
 
@@ -372,8 +402,8 @@ void build_emulator_runner(const GradingContext& ctx, unsigned index, const fs::
   PhaseTimer step(ctx.clock, "build: for the emulator");
   if (!ctx.harness_proven) require_harness_ready(ctx, index, dir, kEmulatorBuild);
   const fs::path out = dir / "bin" / "lab-cpu";
-  RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, out, kEmulatorBuild), ctx.build_timeout,
-                                  16 << 10);
+  RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, out, kEmulatorBuild),
+                                  ctx.build_timeout, 16 << 10);
   if (!b.started) throw std::runtime_error("a student's build jail could not start: " + b.start_error);
   if (b.started && !b.timed_out && b.exit_code == 0 && b.term_signal == 0 && fs::exists(out)) {
     built.emulator_runner = out;
@@ -436,7 +466,8 @@ void emulate(const GradingContext& ctx, Built& built) {
 }
 
 std::vector<std::string> checker_argv(const GradingContext& ctx, const fs::path& runner,
-                                      const std::vector<std::string>& args, const std::optional<JailSpec>& runner_jail) {
+                                      const std::vector<std::string>& args,
+                                      const std::optional<JailSpec>& runner_jail) {
   std::vector<std::string> argv = {ctx.checker.string(), "--runner", runner.string()};
   if (runner_jail)
     for (const auto& word : jail_argv(ctx.jail_program, *runner_jail)) argv.insert(argv.end(), {"--runner-wrap", word});
@@ -589,7 +620,8 @@ void time_student(const GradingContext& ctx, const Built& built, StudentResult& 
   auto ref = ctx.reference_ms.find(gpu);
   auto ref_naive = ctx.reference_naive_ms.find(gpu);
   r.reference_ms = ref != ctx.reference_ms.end() ? std::optional<double>(ref->second) : std::nullopt;
-  r.reference_naive_ms = ref_naive != ctx.reference_naive_ms.end() ? std::optional<double>(ref_naive->second) : std::nullopt;
+  r.reference_naive_ms =
+      ref_naive != ctx.reference_naive_ms.end() ? std::optional<double>(ref_naive->second) : std::nullopt;
   r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (ctx.timing_trace) keep_timing_trace(ctx, r.student + " (" + folder + ")", run.raw.output);
   std::error_code ec;
@@ -608,13 +640,15 @@ bool memory_limit_reached(const std::string& isolation_report) {
 // whatever their code printed (the runner shares its stdout and stderr), kept only when no hidden
 // check ran (either could describe a hidden check's inputs); never acted on.
 void note_run_output(const GradingContext& ctx, const LabRun& run, const fs::path& dir, StudentResult& r) {
-  r.run_log = ctx.rubric.hidden.empty() ? clip_text(without_grader_paths(run.raw.output_with_note(), ctx, dir), 32 << 10)
-                                        : std::string();
+  r.run_log = ctx.rubric.hidden.empty()
+                  ? clip_text(without_grader_paths(run.raw.output_with_note(), ctx, dir), 32 << 10)
+                  : std::string();
   // How much it printed is the program's choice: with hidden checks in the run, the count
   // could spell out a hidden input (its size, say), so it is not given.
   if (run.raw.output_truncated())
     r.notes.push_back(ctx.rubric.hidden.empty()
-                          ? "Your program printed " + std::to_string(run.raw.output_bytes) + " bytes; only the beginning was kept."
+                          ? "Your program printed " + std::to_string(run.raw.output_bytes) +
+                                " bytes; only the beginning was kept."
                           : "Your program printed more than " + std::to_string(ctx.rubric.limits.output_kb) +
                                 " KiB; only the beginning was kept.");
   if (memory_limit_reached(run.runner_isolation))
@@ -704,9 +738,10 @@ void reject_forbidden_calls(const GradingContext& ctx, StudentResult& r) {
 
 // A stub handed in as it is: the gradebook says so, instead of looking like any wrong answer.
 void note_if_stub(StudentResult& r) {
-  r.reason = looks_handed_in_as_stub(r.checks)
-                 ? "stub: no check's output was ever written; the lab looks handed in as it was given out (TODOs not done)"
-                 : "";
+  r.reason =
+      looks_handed_in_as_stub(r.checks)
+          ? "stub: no check's output was ever written; the lab looks handed in as it was given out (TODOs not done)"
+          : "";
 }
 
 }  // namespace
@@ -745,7 +780,8 @@ std::string emulator_cores(unsigned& count) {
     return "";
   }
   std::string list;
-  for (size_t i = kEmulatorCoresFree; i < cores.size(); ++i) list += (list.empty() ? "" : ",") + std::to_string(cores[i]);
+  for (size_t i = kEmulatorCoresFree; i < cores.size(); ++i)
+    list += (list.empty() ? "" : ",") + std::to_string(cores[i]);
   count = unsigned(cores.size() - kEmulatorCoresFree);
   return list;
 }
@@ -757,8 +793,8 @@ EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vec
   cpu.runner = built.emulator_runner;
   std::optional<JailSpec> jail = runner_jail(ctx, cpu, run_dir);
   if (jail) {
-    jail->gpu = false;       // the emulator runs on the CPU: no GPU device in its jail
-    jail->cpu_weight = 10;   // background work: the checks' and the timing's runs come first
+    jail->gpu = false;  // the emulator runs on the CPU: no GPU device in its jail
+    jail->cpu_weight = 10;  // background work: the checks' and the timing's runs come first
     jail->cpu_list = ctx.emulator.cores;  // never on the cores the check and timing runs keep
   }
   args.push_back("--no-timing");
@@ -838,8 +874,8 @@ void add_profile(const GradingContext& ctx, unsigned index, StudentResult& r) {
   const fs::path runner = dir / "bin" / "lab-profile";
   {
     PhaseTimer step(ctx.clock, "profile: build");
-    RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, runner, kProfileBuild), ctx.build_timeout,
-                                    16 << 10);
+    RunResult b = run_in_build_jail(ctx, index, dir, lab_runner_make(ctx, src_file, runner, kProfileBuild),
+                                    ctx.build_timeout, 16 << 10);
     if (!b.started) return not_made("the grader could not start its build (" + b.start_error + ")");
     if (b.timed_out || b.exit_code != 0 || b.term_signal != 0 || !fs::exists(runner))
       return not_made("your file did not build as a profile runner for the CPU backend (" + b.describe() + ")");

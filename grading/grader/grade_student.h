@@ -21,18 +21,18 @@ struct GradingContext {
   std::filesystem::path checker;  // build/<backend>/check/labN: trusted, built once per grading run
   std::filesystem::path work;  // per-student build and run folders
   int lab = 0;
-  std::string lab_file_name;   // "lab3_multilevel_sum.cu"
-  std::string backend;         // "cuda" or "cpu"
+  std::string lab_file_name;  // "lab3_multilevel_sum.cu"
+  std::string backend;  // "cuda" or "cpu"
   Rubric rubric;
   // As root, every build and run of a submission happens in cudalab-jail, as the student's
   // own uid (uid_base + their index), seeing only their own folder and what is listed here.
   bool jailed = false;
   std::string jail_program;
   unsigned uid_base = 200000;
-  bool allow_degraded = false;              // hosts without namespaces (some containers)
-  std::vector<std::string> build_view;      // read-only for builds: makefiles, harness, built harness
-  std::string nvcc;                         // the CUDA compiler, by absolute path (a jail's PATH is its own)
-  std::vector<std::string> build_hide;      // inside build_view: the reference's generated copies
+  bool allow_degraded = false;  // hosts without namespaces (some containers)
+  std::vector<std::string> build_view;  // read-only for builds: makefiles, harness, built harness
+  std::string nvcc;  // the CUDA compiler, by absolute path (a jail's PATH is its own)
+  std::vector<std::string> build_hide;  // inside build_view: the reference's generated copies
   // run_timeout: the wall-clock limit of one student's whole run (the checker and every
   // runner it starts); check_timeout: the checker's limit per check (--check-timeout), after
   // which a hung runner is stopped and the next check gets a fresh one.
@@ -63,17 +63,17 @@ struct GradingContext {
   struct EmulatorSide {
     bool enabled = false;
     std::filesystem::path checker;  // build/cpu/check/labN
-    double check_timeout = 0;       // its --check-timeout, from the reference's emulator run
+    double check_timeout = 0;  // its --check-timeout, from the reference's emulator run
     // The cores its runs may use ("4-15"; "": any): all the grader's own but kEmulatorCoresFree,
     // which the check and timing runs keep (emulator_cores()).
     std::string cores;
-    unsigned threads = 1;           // emulator runs at once: as many as those cores
+    unsigned threads = 1;  // emulator runs at once: as many as those cores
   } emulator;
   // --profile (issue 31): "why is it slow", estimated on the CPU backend for each student whose
   // checks all passed (add_profile), shown in the feedback, never scored.
   struct ProfileSide {
     bool asked = false;
-    std::string problem;            // why no student's profile can be made this run ("" when it can)
+    std::string problem;  // why no student's profile can be made this run ("" when it can)
     std::filesystem::path checker;  // build/cpu/check/labN
     std::filesystem::path reference;  // the reference's profile runner, built by the grader at setup
   } profile;
@@ -88,7 +88,7 @@ struct EmulatorRun {
 
 struct Built {
   StudentResult result;  // filled as far as known
-  unsigned index = 0;    // the student's identity in the jail: uid_base + index
+  unsigned index = 0;  // the student's identity in the jail: uid_base + index
   std::filesystem::path runner;  // their kernel runner: bin/lab
   bool runnable = false;
   // With ctx.emulator on: the same file built for the CPU backend (bin/lab-cpu), or, when that
@@ -167,9 +167,9 @@ std::string run_trusted_make(const GradingContext& ctx, const std::vector<std::s
 // kernel runner itself, inside `runner_jail` when one is given (as --runner-wrap words).
 // The verdict is the checker's one frame: the runner never holds the channel.
 struct LabRun {
-  RunResult raw;             // the checker's process; its output has the runner's mixed in
+  RunResult raw;  // the checker's process; its output has the runner's mixed in
   bool has_report = false;
-  std::string problem;       // why there is no report
+  std::string problem;  // why there is no report
   std::string report_json;
   std::string runner_isolation;  // the jail's report of the last runner started (JSON), if jailed
 };

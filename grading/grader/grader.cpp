@@ -157,7 +157,8 @@ fs::path own_checkout() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
   const fs::path repo = exe.parent_path().parent_path().parent_path();
-  if (fs::exists(repo / "Makefile", ec) && fs::is_directory(repo / "harness", ec) && fs::is_directory(repo / "grading", ec))
+  if (fs::exists(repo / "Makefile", ec) && fs::is_directory(repo / "harness", ec) &&
+      fs::is_directory(repo / "grading", ec))
     return repo;
   return {};
 }
@@ -175,11 +176,11 @@ struct RunSetup {
   GradingContext ctx;
   std::vector<std::string> gpus, run_slots;  // run_slots: the GPUs, or one "" on the CPU
   bool have_solution = false;
-  fs::path grades;                           // GRADES/labN
+  fs::path grades;  // GRADES/labN
   LabInfo info;
-  unsigned per_slot = 1;                     // checker runs at once per GPU
+  unsigned per_slot = 1;  // checker runs at once per GPU
   std::optional<ShippedStub> stub;
-  std::optional<Built> reference;            // the solution's build, for the anchor runs (GPU only)
+  std::optional<Built> reference;  // the solution's build, for the anchor runs (GPU only)
 };
 
 // The checkout, the lab's file name, the rubric, the backend and its GPUs, the jail, and the
@@ -223,7 +224,8 @@ RunSetup prepare_run(Config& cfg) {
     throw SetupError("no solutions/lab" + std::to_string(cfg.lab) + "_*.cu nor labs/lab" + std::to_string(cfg.lab) +
                      "_*.cu in " + cfg.repo.string());
   ctx.rubric = load_rubric(cfg.rubric);
-  if (ctx.rubric.lab != cfg.lab) throw SetupError(cfg.rubric.string() + " is the rubric of lab " + std::to_string(ctx.rubric.lab));
+  if (ctx.rubric.lab != cfg.lab)
+    throw SetupError(cfg.rubric.string() + " is the rubric of lab " + std::to_string(ctx.rubric.lab));
   run.info = LabInfo{cfg.lab, ""};
 
   if (cfg.backend == "auto" || cfg.backend == "cuda") run.gpus = find_gpus();
@@ -284,7 +286,8 @@ RunSetup prepare_run(Config& cfg) {
 void set_reference(RunSetup& run, const Config& cfg) {
   GradingContext& ctx = run.ctx;
   std::cerr << "grader: lab " << cfg.lab << " on the " << (ctx.backend == "cuda" ? "GPU" : "CPU backend")
-            << (run.gpus.empty() ? "" : " (" + std::to_string(run.gpus.size()) + " GPU(s))") << "; building the checker and the "
+            << (run.gpus.empty() ? "" : " (" + std::to_string(run.gpus.size()) + " GPU(s))")
+            << "; building the checker and the "
             << (run.have_solution ? "reference solution" : "lab's stub (no solution here)") << "\n";
   {
     PhaseTimer step(ctx.clock, "setup: course build");
@@ -395,21 +398,30 @@ class GpuTimingQueue {
  public:
   GpuTimingQueue(const GradingContext& ctx, const RunSetup& run, size_t g, std::vector<ToTime>& students,
                  EmulatorMeeting& meeting)
-      : ctx_(ctx), run_(run), g_(g), gpu_(run.run_slots[g]), gate_(ctx.work / ("gpu" + std::to_string(g) + ".gate")),
-        students_(students), meeting_(meeting), anchored_(run.reference.has_value()),
+      : ctx_(ctx),
+        run_(run),
+        g_(g),
+        gpu_(run.run_slots[g]),
+        gate_(ctx.work / ("gpu" + std::to_string(g) + ".gate")),
+        students_(students),
+        meeting_(meeting),
+        anchored_(run.reference.has_value()),
         queue_(students.size(), anchored_ ? kStudentsPerAnchor : 0) {}
 
   // Takes jobs until none is left (called on each of the GPU's threads).
   void work() {
     for (size_t j; (j = next_++) < queue_.order().size();) {
       const AnchoredQueue::Job job = queue_.order()[j];
-      if (job.anchor) time_anchor(job.index);
-      else time_one_student(job.index);
+      if (job.anchor)
+        time_anchor(job.index);
+      else
+        time_one_student(job.index);
     }
   }
 
   void describe() const {
-    if (anchored_ && queue_.anchors_timed() > 0) std::cerr << "grader: GPU " << gpu_ << ": " << describe_anchors(queue_) << "\n";
+    if (anchored_ && queue_.anchors_timed() > 0)
+      std::cerr << "grader: GPU " << gpu_ << ": " << describe_anchors(queue_) << "\n";
   }
 
  private:
@@ -434,10 +446,14 @@ class GpuTimingQueue {
     r.seed = 0x5EED0000ull + 7919 * a + g_;  // each anchor on inputs of its own, the same in every run
     try {
       time_with_retries(*run_.reference, r, TimingRun::Anchor, "anchor-" + std::to_string(g_));
-      if (r.student_ms && *r.student_ms > 0) times = AnchorTimes{*r.student_ms, r.naive_ms};
-      else std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_ << " was not timed: " << r.timing_note << "\n";
+      if (r.student_ms && *r.student_ms > 0)
+        times = AnchorTimes{*r.student_ms, r.naive_ms};
+      else
+        std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_
+                  << " was not timed: " << r.timing_note << "\n";
     } catch (const std::exception& e) {
-      std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_ << " failed: " << e.what() << "\n";
+      std::cerr << "\ngrader: the reference's anchor run " << a << " on GPU " << gpu_ << " failed: " << e.what()
+                << "\n";
     }
     std::vector<size_t> whole;
     {
@@ -481,7 +497,8 @@ class GpuTimingQueue {
         noise = queue_.noise_for(s);
       }
       if (!a) {
-        std::cerr << "\ngrader: no anchor run around " << t.result.student << " timed the reference; not saved (run again)\n";
+        std::cerr << "\ngrader: no anchor run around " << t.result.student
+                  << " timed the reference; not saved (run again)\n";
         meeting_.abandon(t.result.student);
         return;
       }
@@ -638,7 +655,8 @@ void grade_students(const RunSetup& run, const Config& cfg, const std::vector<Su
   const EmulatorStep emulator = time_apart ? EmulatorStep::Later : EmulatorStep::Inline;
   std::vector<std::vector<ToTime>> to_time(run.run_slots.size());
   std::mutex to_time_mutex;
-  std::vector<std::thread> builders = start_builders(ctx, jobs, emulator, to_build, to_run, to_emulate, progress, finish);
+  std::vector<std::thread> builders =
+      start_builders(ctx, jobs, emulator, to_build, to_run, to_emulate, progress, finish);
   if (time_apart && run.run_slots.size() * run.per_slot > 1)
     std::cerr << "grader: checks of " << run.per_slot << " students at once per GPU; then each correct kernel is "
               << "timed alone\n";
@@ -702,7 +720,8 @@ void profile_students(const RunSetup& run, const Config& cfg, const std::vector<
 // Whole-class files, from every current student's result (new or kept): the gradebook, the
 // summary and the class report. Returns the exit status: 1 when someone has no result.
 int write_class_files(const RunSetup& run, const Config& cfg, const StudentPlan& plan,
-                      const std::map<std::string, StudentResult>& results, const std::string& stub_copy, double seconds) {
+                      const std::map<std::string, StudentResult>& results, const std::string& stub_copy,
+                      double seconds) {
   const GradingContext& ctx = run.ctx;
   std::vector<StudentResult> all;
   for (const auto& s : plan.found.submissions)
@@ -723,7 +742,8 @@ int write_class_files(const RunSetup& run, const Config& cfg, const StudentPlan&
   facts.stub = stub_copy;
   facts.pseudonyms = pseudonyms(run.grades, all);
   for (const auto& r : all)
-    if (fs::exists(student_source_copy(run.grades, r.student))) facts.sources[r.student] = student_source_copy(run.grades, r.student);
+    if (fs::exists(student_source_copy(run.grades, r.student)))
+      facts.sources[r.student] = student_source_copy(run.grades, r.student);
   nlohmann::json summary = summary_json(all, ctx.rubric, run.info, facts);
   write_file_atomic(run.grades / "summary.json", summary.dump(2) + "\n");
   std::cerr << closing_summary(summary);
@@ -750,9 +770,9 @@ int run_grader(const Config& cfg_in) {
       if (run.stub) {
         PhaseTimer step(&clock, "setup: stub");
         prove_stub(run.ctx, *run.stub, run.run_slots.front());
-      }
-      else
-        std::cerr << "grader: no labs/" << run.ctx.lab_file_name << ", so no stub goes through a student's path first\n";
+      } else
+        std::cerr << "grader: no labs/" << run.ctx.lab_file_name
+                  << ", so no stub goes through a student's path first\n";
     }
     const std::string stub_copy = keep_stub_copy(run);
     std::map<std::string, StudentResult> results = rescore_kept(run, plan);
@@ -772,7 +792,8 @@ int run_grader(const Config& cfg_in) {
     finish_work_folder(run.ctx);
     return status;
   } catch (const SetupError& e) {
-    std::cerr << "grader: " << e.what() << "\ngrader: stopped before grading anyone: no student's result was written.\n";
+    std::cerr << "grader: " << e.what()
+              << "\ngrader: stopped before grading anyone: no student's result was written.\n";
     return 2;
   } catch (const RubricError& e) {
     std::cerr << "grader: rubric: " << e.what() << "\n";

@@ -8,19 +8,19 @@ namespace grading {
 
 struct Config {
   int lab = 0;
-  std::filesystem::path repo;               // default: the checkout this program was built in, else "."
+  std::filesystem::path repo;  // default: the checkout this program was built in, else "."
   std::filesystem::path submissions;
   std::filesystem::path grades = "grades";  // results go to grades/labN/
-  std::filesystem::path work;               // default: repo/build/grading/labN
-  std::filesystem::path rubric;             // default: repo/grading/rubrics/labN.toml
-  std::string backend = "auto";             // auto, cuda, cpu
+  std::filesystem::path work;  // default: repo/build/grading/labN
+  std::filesystem::path rubric;  // default: repo/grading/rubrics/labN.toml
+  std::string backend = "auto";  // auto, cuda, cpu
   bool force = false;
-  unsigned jobs = 0;                        // parallel builds; default: one per core
+  unsigned jobs = 0;  // parallel builds; default: one per core
   std::optional<double> build_timeout, run_timeout, check_timeout;
   std::string student_name = "submission";  // for a Gradescope-style single submission
-  unsigned uid_base = 200000;               // as root, student i builds and runs as uid_base + i
-  bool allow_degraded = false;              // as root on a host without namespaces: run anyway (said so)
-  bool isolate = true;                      // cudalab-jail when root
+  unsigned uid_base = 200000;  // as root, student i builds and runs as uid_base + i
+  bool allow_degraded = false;  // as root on a host without namespaces: run anyway (said so)
+  bool isolate = true;  // cudalab-jail when root
   // --shard K/N: grade only the students at positions i (name order) with i % N == K and write
   // no class files (a Slurm array task; a later run without --shard writes them).
   unsigned shard_index = 0, shard_count = 1;
@@ -28,7 +28,7 @@ struct Config {
   // GPU to themselves); on the CPU backend, at once on the machine. 0: chosen from the cores
   // and memory (grader.cpp, parallel_run_slots).
   unsigned parallel_runs = 0;
-  bool class_report = true;                 // run grading/report/class_report.py at the end
+  bool class_report = true;  // run grading/report/class_report.py at the end
   // --emulator-verdicts: the checks only the CPU backend's emulator can judge (barriers, races;
   // the report's "judged_by": "emulator"). "auto": each file is also built for the CPU backend
   // under its race detector and those checks' verdicts come from an emulator run of it, so a file

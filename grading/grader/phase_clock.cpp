@@ -20,7 +20,8 @@ std::string PhaseClock::describe() const {
   for (const auto& [name, s] : steps_) {
     const double wall = std::chrono::duration<double>(s.last_end - s.first_start).count();
     char line[256];
-    std::snprintf(line, sizeof line, "grader: time in %-22s %4zu runs, %7.2f s each, %8.1f s in all, %7.1f s of wall time\n",
+    std::snprintf(line, sizeof line,
+                  "grader: time in %-22s %4zu runs, %7.2f s each, %8.1f s in all, %7.1f s of wall time\n",
                   (name + ":").c_str(), s.count, s.busy_seconds / double(s.count), s.busy_seconds, wall);
     out += line;
   }

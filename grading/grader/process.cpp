@@ -166,7 +166,8 @@ std::string RunResult::output_with_note() const {
   std::string s = output;
   if (output_truncated()) {
     if (!s.empty() && s.back() != '\n') s += '\n';
-    s += "[output truncated: " + std::to_string(output_bytes - output.size()) + " more bytes were printed and dropped]\n";
+    s += "[output truncated: " + std::to_string(output_bytes - output.size()) +
+         " more bytes were printed and dropped]\n";
   }
   return s;
 }

@@ -10,7 +10,8 @@ Progress::Progress(size_t total, std::FILE* out) : total_(total), out_(out), tty
 
 void Progress::draw() {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::string left = done_ == 0 ? "estimating" : human_seconds(elapsed / double(done_) * double(total_ - done_)) + " left";
+  std::string left =
+      done_ == 0 ? "estimating" : human_seconds(elapsed / double(done_) * double(total_ - done_)) + " left";
   const int width = 30;
   int filled = total_ ? int(double(width) * double(done_) / double(total_)) : width;
   std::string bar(size_t(filled), '#');
@@ -32,8 +33,8 @@ void Progress::finished(const std::string& student, const std::string& outcome) 
     draw();
   } else {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(out_, "[%zu/%zu] %s: %s  (%s left)\n", done_, total_, clean_line(student).c_str(), clean_line(outcome).c_str(),
-                 human_seconds(elapsed / double(done_) * double(total_ - done_)).c_str());
+    std::fprintf(out_, "[%zu/%zu] %s: %s  (%s left)\n", done_, total_, clean_line(student).c_str(),
+                 clean_line(outcome).c_str(), human_seconds(elapsed / double(done_) * double(total_ - done_)).c_str());
     std::fflush(out_);
   }
 }

@@ -59,9 +59,11 @@ std::string jail_advice(const GradingContext& ctx) {
     if (!ctx.allow_degraded) break;  // with namespaces, each jail shows the folders it needs
     const std::string closed = closed_folder_above(p);
     if (closed.empty()) continue;
-    advice += "\n" + closed + " is closed to other users: where the jail cannot show a student's build a private view "
+    advice += "\n" + closed +
+              " is closed to other users: where the jail cannot show a student's build a private view "
               "of the course (--allow-degraded without namespaces), their uid must be able to enter " +
-              p.string() + ". Grade from a checkout and a --work folder others may enter (or chmod o+x " + closed + ").";
+              p.string() + ". Grade from a checkout and a --work folder others may enter (or chmod o+x " + closed +
+              ").";
     break;
   }
   return advice;
@@ -81,7 +83,8 @@ Built build_as_student(const GradingContext& ctx, const std::string& folder, con
   try {
     b = prepare_and_build(ctx, s);
   } catch (const std::exception& e) {
-    throw SetupError(who + " could not be built the way a student's file is:\n" + indented(e.what()) + jail_advice(ctx));
+    throw SetupError(who + " could not be built the way a student's file is:\n" + indented(e.what()) +
+                     jail_advice(ctx));
   }
   if (b.runnable) return b;
   const StudentResult& r = b.result;
@@ -156,7 +159,8 @@ void set_build_view(GradingContext& ctx) {
   for (const std::string& shown : ctx.build_view) {
     std::error_code ec;
     if (!fs::is_directory(shown, ec) || shown.rfind((ctx.repo / "build").string() + "/", 0) != 0) continue;
-    for (fs::recursive_directory_iterator it(shown, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec)) {
+    for (fs::recursive_directory_iterator it(shown, fs::directory_options::none, ec), end; !ec && it != end;
+         it.increment(ec)) {
       if (it.depth() > 4) it.disable_recursion_pending();
       if (it->is_directory(ec) && !it->is_symlink(ec) && it->path().filename() == "solutions") {
         ctx.build_hide.push_back(it->path().string());
@@ -184,11 +188,13 @@ RunResult run_plain(const std::vector<std::string>& argv, const fs::path& cwd) {
 void build_profile_side(GradingContext& ctx) {
   const std::string lab = std::to_string(ctx.lab);
   const std::string reference = "build/cpu/profile/solutions/lab" + lab + "-runner";
-  if (std::string err = run_trusted_make(ctx, {"lab-checker", "grading-runner-prereqs", reference}, nullptr, kProfileBuild);
+  if (std::string err =
+          run_trusted_make(ctx, {"lab-checker", "grading-runner-prereqs", reference}, nullptr, kProfileBuild);
       !err.empty()) {
     ctx.profile.problem = "the grader could not build the reference's profile runner";
-    std::cerr << "grader: --profile: the profile build does not build (make lab-checker grading-runner-prereqs " << reference
-              << " LAB=" << lab << " BACKEND=cpu PROFILE=1); each correct student's feedback says it could not be made:\n"
+    std::cerr << "grader: --profile: the profile build does not build (make lab-checker grading-runner-prereqs "
+              << reference << " LAB=" << lab
+              << " BACKEND=cpu PROFILE=1); each correct student's feedback says it could not be made:\n"
               << indented(err) << "\n";
     return;
   }
@@ -201,15 +207,18 @@ void build_profile_side(GradingContext& ctx) {
 void build_course(GradingContext& ctx) {
   const std::string lab = std::to_string(ctx.lab);
   if (std::string err = run_trusted_make(ctx, {"lab-checker", "grading-runner-prereqs"}); !err.empty())
-    throw SetupError("lab " + lab + "'s checker and harness do not build (make lab-checker grading-runner-prereqs LAB=" + lab +
+    throw SetupError("lab " + lab +
+                     "'s checker and harness do not build (make lab-checker grading-runner-prereqs LAB=" + lab +
                      " BACKEND=" + ctx.backend + "):\n" + indented(err));
   ctx.checker = ctx.repo / "build" / ctx.backend / "check" / ("lab" + lab);
   if (!fs::exists(ctx.checker)) throw SetupError("no checker at " + ctx.checker.string() + " after building it");
   if (ctx.emulator.enabled) {
     if (std::string err = run_trusted_make(ctx, {"lab-checker", "grading-runner-prereqs"}, nullptr, kEmulatorBuild);
         !err.empty())
-      throw SetupError("lab " + lab + "'s CPU backend under its race detector, which judges the checks a GPU cannot "
-                       "(barriers, races), does not build (make lab-checker grading-runner-prereqs LAB=" + lab +
+      throw SetupError("lab " + lab +
+                       "'s CPU backend under its race detector, which judges the checks a GPU cannot "
+                       "(barriers, races), does not build (make lab-checker grading-runner-prereqs LAB=" +
+                       lab +
                        " BACKEND=cpu CHECK=race; it needs Boost.Context, or grade with --emulator-verdicts never):\n" +
                        indented(err));
     ctx.emulator.checker = ctx.repo / "build" / "cpu" / "check" / ("lab" + lab);
@@ -235,9 +244,11 @@ std::optional<ShippedStub> shipped_stub(const fs::path& repo, const std::string&
   while (!top_dir.empty() && (top_dir.back() == '\n' || top_dir.back() == '\r')) top_dir.pop_back();
   if (top.started && top.exit_code == 0 && fs::equivalent(top_dir, repo, ec)) {
     RunResult shown = git_run({"show", "HEAD:" + rel});
-    if (shown.started && shown.exit_code == 0 && !shown.output_truncated()) return ShippedStub{shown.output, rel + " as committed"};
+    if (shown.started && shown.exit_code == 0 && !shown.output_truncated())
+      return ShippedStub{shown.output, rel + " as committed"};
   }
-  if (auto text = read_file(repo / rel, 4u << 20)) return ShippedStub{*text, rel + " (no git history here: as it is on disk)"};
+  if (auto text = read_file(repo / rel, 4u << 20))
+    return ShippedStub{*text, rel + " (no git history here: as it is on disk)"};
   return std::nullopt;
 }
 
@@ -250,7 +261,8 @@ void judge_reference_on_emulator(const GradingContext& ctx, const Built& built, 
   if (!ctx.emulator.enabled || !has_emulator_checks(facts.checks)) return;
   if (built.emulator_runner.empty())
     throw SetupError(who + " does not build for the CPU backend, whose emulator judges the checks a GPU cannot (" +
-                     built.emulator_problem + "); fix that, or grade with --emulator-verdicts never. The build said:\n" +
+                     built.emulator_problem +
+                     "); fix that, or grade with --emulator-verdicts never. The build said:\n" +
                      clip_text(built.emulator_build_output, 4000));
   const fs::path source = ctx.work / built.result.student / "src" / ctx.lab_file_name;
   EmulatorRun emu;
@@ -273,7 +285,8 @@ void judge_reference_on_emulator(const GradingContext& ctx, const Built& built, 
 ReferenceFacts prove_reference(const GradingContext& ctx, const fs::path& source, bool is_solution,
                                const std::vector<std::string>& slots) {
   const std::string who = is_solution ? "The reference solution (solutions/" + ctx.lab_file_name + ")"
-                                      : "The lab's stub (labs/" + ctx.lab_file_name + ", standing in for the reference: no solution is shipped here)";
+                                      : "The lab's stub (labs/" + ctx.lab_file_name +
+                                            ", standing in for the reference: no solution is shipped here)";
   Built built = build_as_student(ctx, kReferenceFolder, source, who);
   ReferenceFacts facts;
   // The solution once per GPU (each GPU's own reference time); the stub once, untimed.
@@ -294,8 +307,10 @@ ReferenceFacts prove_reference(const GradingContext& ctx, const fs::path& source
       if (is_solution && c.status != "pass" && c.status != "skipped")
         throw SetupError(who + ", built and run the way a student's file is, fails here:\n    " + check_line(c));
       if (!is_solution && c.status == "error")
-        throw SetupError(who + ", built and run the way a student's file is, breaks in its run (not a check's plain "
-                               "failure):\n    " + check_line(c) + jail_advice(ctx));
+        throw SetupError(who +
+                         ", built and run the way a student's file is, breaks in its run (not a check's plain "
+                         "failure):\n    " +
+                         check_line(c) + jail_advice(ctx));
     }
     facts.checks = rep.checks;
     for (auto& c : facts.checks)
@@ -306,10 +321,12 @@ ReferenceFacts prove_reference(const GradingContext& ctx, const fs::path& source
       facts.ms[gpu] = *rep.student_ms;
       if (rep.naive_ms) facts.naive_ms[gpu] = *rep.naive_ms;
     } else if (ctx.backend == "cuda") {
-      std::cerr << "grader: the reference was not timed on GPU " << gpu << " (" << rep.timing_note << "); speed gets no points\n";
+      std::cerr << "grader: the reference was not timed on GPU " << gpu << " (" << rep.timing_note
+                << "); speed gets no points\n";
     }
     facts.seconds = std::max(facts.seconds, run.raw.seconds);
-    if (auto j = nlohmann::json::parse(run.report_json); j.contains("title")) facts.title = j["title"].get<std::string>();
+    if (auto j = nlohmann::json::parse(run.report_json); j.contains("title"))
+      facts.title = j["title"].get<std::string>();
   }
   judge_reference_on_emulator(ctx, built, who, is_solution, facts);
   if (is_solution && !facts.ms.empty()) facts.built = built;
@@ -334,8 +351,10 @@ void prove_stub(const GradingContext& ctx, const ShippedStub& stub, const std::s
     throw SetupError(who + ", run the way a student's file is, did not finish: " + r.reason + jail_advice(ctx));
   for (const auto& c : r.checks)
     if (c.status == "error")
-      throw SetupError(who + ", run the way a student's file is, breaks in its run (an unfinished lab fails its checks; "
-                             "this is not a plain failure):\n    " + check_line(c) + jail_advice(ctx));
+      throw SetupError(who +
+                       ", run the way a student's file is, breaks in its run (an unfinished lab fails its checks; "
+                       "this is not a plain failure):\n    " +
+                       check_line(c) + jail_advice(ctx));
 }
 
 }  // namespace grading

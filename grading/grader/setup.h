@@ -39,8 +39,8 @@ std::optional<ShippedStub> shipped_stub(const fs::path& repo, const std::string&
 struct ReferenceFacts {
   std::vector<CheckOutcome> checks;
   std::map<std::string, double> ms, naive_ms;  // by GPU ("" on the CPU)
-  double seconds = 0;                          // its longest run
-  double emulator_seconds = 0;                 // its emulator run (ctx.emulator on)
+  double seconds = 0;  // its longest run
+  double emulator_seconds = 0;  // its emulator run (ctx.emulator on)
   // Whether this backend's own run left an emulator-judged check unjudged (races, which only the
   // race detector's build judges: on the CPU backend too, --emulator-verdicts auto needs a run).
   bool unjudged_here = false;

@@ -81,14 +81,16 @@ SourceText normalize_source(const std::string& bytes, size_t max_bytes) {
       r.problem = "Your file says it is UTF-16 but is not valid UTF-16. Save it as UTF-8 text.";
       return r;
     }
-    r.notes.push_back("Your file was saved as UTF-16; it was converted to UTF-8 before compiling. Save it as UTF-8 next time.");
+    r.notes.push_back(
+        "Your file was saved as UTF-16; it was converted to UTF-8 before compiling. Save it as UTF-8 next time.");
   } else {
     text = bytes;
   }
   // A NUL byte never appears in source text: this is a compiled program, an archive, a PDF...
   if (text.find('\0') != std::string::npos) {
-    r.problem = "Your lab file is not text (it looks like a compiled program, an archive or a document). "
-                "Upload the .cu source file itself.";
+    r.problem =
+        "Your lab file is not text (it looks like a compiled program, an archive or a document). "
+        "Upload the .cu source file itself.";
     return r;
   }
   if (!valid_utf8(text)) {
@@ -96,8 +98,9 @@ SourceText normalize_source(const std::string& bytes, size_t max_bytes) {
     std::string converted;
     for (unsigned char c : text) append_utf8(converted, c);
     text = std::move(converted);
-    r.notes.push_back("Your file is not UTF-8 (probably Latin-1 or Windows-1252); it was read as Latin-1. "
-                      "Save it as UTF-8 next time.");
+    r.notes.push_back(
+        "Your file is not UTF-8 (probably Latin-1 or Windows-1252); it was read as Latin-1. "
+        "Save it as UTF-8 next time.");
   }
   if (text.find('\r') != std::string::npos) {
     std::string lf;

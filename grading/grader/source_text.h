@@ -9,8 +9,8 @@ namespace grading {
 
 struct SourceText {
   bool ok = false;
-  std::string text;                // UTF-8, LF line ends
-  std::string problem;             // why it cannot be graded (student-facing), when !ok
+  std::string text;  // UTF-8, LF line ends
+  std::string problem;  // why it cannot be graded (student-facing), when !ok
   std::vector<std::string> notes;  // conversions made
 };
 

@@ -8,11 +8,17 @@
 namespace grading {
 namespace {
 
-size_t line_of(const std::string& text, size_t pos) { return size_t(std::count(text.begin(), text.begin() + long(pos), '\n')) + 1; }
+size_t line_of(const std::string& text, size_t pos) {
+  return size_t(std::count(text.begin(), text.begin() + long(pos), '\n')) + 1;
+}
 
-std::string at_line(const std::string& text, size_t pos) { return " (line " + std::to_string(line_of(text, pos)) + ")"; }
+std::string at_line(const std::string& text, size_t pos) {
+  return " (line " + std::to_string(line_of(text, pos)) + ")";
+}
 
-bool forbids(const std::vector<std::string>& f, const char* lib) { return std::find(f.begin(), f.end(), lib) != f.end(); }
+bool forbids(const std::vector<std::string>& f, const char* lib) {
+  return std::find(f.begin(), f.end(), lib) != f.end();
+}
 
 const char* library_title(const std::string& lib) {
   if (lib == "cub") return "CUB";
@@ -100,10 +106,12 @@ void check_includes(const std::string& code_with_strings, std::vector<Rejection>
     }
     if (why.empty()) continue;
     const size_t pos = size_t(m.position(4));
-    const size_t line = line_of(text, pos) + size_t(std::upper_bound(splices.begin(), splices.end(), pos) - splices.begin());
-    out.push_back({"include_path", "Your file includes `" + target.substr(0, 120) + "` (line " + std::to_string(line) +
-                                       "): " + why + ". A lab file may include its lab's header (\"cudalab/...\") "
-                                       "and system headers such as <cstdio> or <cuda_runtime.h>; please remove that line."});
+    const size_t line =
+        line_of(text, pos) + size_t(std::upper_bound(splices.begin(), splices.end(), pos) - splices.begin());
+    out.push_back({"include_path",
+                   "Your file includes `" + target.substr(0, 120) + "` (line " + std::to_string(line) + "): " + why +
+                       ". A lab file may include its lab's header (\"cudalab/...\") "
+                       "and system headers such as <cstdio> or <cuda_runtime.h>; please remove that line."});
     return;  // one is enough to explain the rule
   }
 }
@@ -192,7 +200,7 @@ std::string strip_comments(const std::string& t, bool strings_too) {
 std::vector<Rejection> check_source(const std::string& raw_text, const std::vector<std::string>& forbidden) {
   std::vector<Rejection> out;
   std::vector<size_t> splices;
-  const std::string text = splice_lines(raw_text, splices);            // phase 2 first, as the compiler
+  const std::string text = splice_lines(raw_text, splices);  // phase 2 first, as the compiler
   const std::string code_with_strings = strip_comments(text, false);  // #include "..." names survive
   const std::string code = strip_comments(text, true);
   std::smatch m;
@@ -206,21 +214,25 @@ std::vector<Rejection> check_source(const std::string& raw_text, const std::vect
   static const std::regex dependency(R"(\bGCC\s+dependency\b)");
   auto asks = [&](const std::string& text, const std::regex& question) {
     if (!std::regex_search(text, m, question)) return false;
-    out.push_back({"include_probe", "Your file asks whether files exist (`" + m.str(0) + "`" + at_line(text, size_t(m.position(0))) +
-                                        "). A lab file includes its lab's header and system headers it knows are there; please remove it."});
+    out.push_back(
+        {"include_probe",
+         "Your file asks whether files exist (`" + m.str(0) + "`" + at_line(text, size_t(m.position(0))) +
+             "). A lab file includes its lab's header and system headers it knows are there; please remove it."});
     return true;
   };
   if (!asks(code, probe)) asks(code_with_strings, dependency);
   // #line (or its GNU form "# 12 \"file\"") makes the compiler name other files in its messages.
   static const std::regex line_directive(R"((^|\n)[ \t]*(#|%:)[ \t]*(line\b|[0-9]))");
   if (std::regex_search(code_with_strings, m, line_directive))
-    out.push_back({"line_directive", "Your file uses a `#line` directive" + at_line(code_with_strings, size_t(m.position(2))) +
-                                         ". It changes the file names and lines the compiler reports; please remove it."});
+    out.push_back(
+        {"line_directive", "Your file uses a `#line` directive" + at_line(code_with_strings, size_t(m.position(2))) +
+                               ". It changes the file names and lines the compiler reports; please remove it."});
 
   static const std::regex main_def(R"((^|[^\w.>:])main\s*\()");
   if (std::regex_search(code, m, main_def))
-    out.push_back({"defines_main", "Your file defines main" + at_line(code, size_t(m.position(0))) +
-                                       ". The harness provides main; a lab file only defines the lab's function. Remove your main."});
+    out.push_back({"defines_main",
+                   "Your file defines main" + at_line(code, size_t(m.position(0))) +
+                       ". The harness provides main; a lab file only defines the lab's function. Remove your main."});
 
   // Code placed to run before main (prioritized constructors, init sections) could run
   // before the harness is ready, which lab code never needs.
@@ -228,7 +240,8 @@ std::vector<Rejection> check_source(const std::string& raw_text, const std::vect
       R"(\b(constructor|init_priority)\s*\(\s*\d|\bsection\s*\(\s*"?\.?(pre)?init_array|\.(pre)?init_array|\.ctors)");
   if (std::regex_search(code_with_strings, m, early))
     out.push_back({"early_code", "Your file asks for code to run before main (`" + m.str(0) + "`" +
-                                     at_line(code_with_strings, size_t(m.position(0))) + "). Lab code does not need that; remove it."});
+                                     at_line(code_with_strings, size_t(m.position(0))) +
+                                     "). Lab code does not need that; remove it."});
 
   struct LibPattern {
     const char* lib;
@@ -242,9 +255,11 @@ std::vector<Rejection> check_source(const std::string& raw_text, const std::vect
   for (const auto& lib : libs) {
     if (!forbids(forbidden, lib.lib)) continue;
     if (std::regex_search(code_with_strings, m, lib.include))
-      out.push_back({"forbidden_library", library_reason(lib.lib, "#include" + at_line(code_with_strings, size_t(m.position(0))))});
+      out.push_back({"forbidden_library",
+                     library_reason(lib.lib, "#include" + at_line(code_with_strings, size_t(m.position(0))))});
     else if (std::regex_search(code, m, lib.use))
-      out.push_back({"forbidden_library", library_reason(lib.lib, "`" + m.str(0) + "`" + at_line(code, size_t(m.position(0))))});
+      out.push_back(
+          {"forbidden_library", library_reason(lib.lib, "`" + m.str(0) + "`" + at_line(code, size_t(m.position(0))))});
   }
   return out;
 }
@@ -295,9 +310,11 @@ std::vector<Rejection> check_compiler_view(const std::string& expanded, const st
   auto shown = [](const std::string& f) { return std::filesystem::path(f).filename().string().substr(0, 80); };
   for (const auto& f : opened)
     if (!allowed(f)) {
-      out.push_back({"include_path", "Your file makes the compiler read `" + shown(f) +
-                                         "`, which is not your lab's header or a system header. A lab file may include its lab's header "
-                                         "(\"cudalab/...\") and system headers such as <cstdio>; please remove that #include."});
+      out.push_back(
+          {"include_path",
+           "Your file makes the compiler read `" + shown(f) +
+               "`, which is not your lab's header or a system header. A lab file may include its lab's header "
+               "(\"cudalab/...\") and system headers such as <cstdio>; please remove that #include."});
       return out;
     }
 
@@ -311,8 +328,8 @@ std::vector<Rejection> check_compiler_view(const std::string& expanded, const st
   // own, `.incbin "file"` among them, with no asm keyword anywhere. Lab code needs none of them.
   // (alias and ifunc name a symbol the compiler must know, so their strings are checked.)
   static const std::regex assembler_string(R"(\b(__)?(section|symver|weakref)(__)?\s*\(\s*(u8|u|U|L)?")");
-  std::string lab_code;                    // the lab file's expanded lines, strings emptied
-  std::vector<size_t> lab_lines;           // the line of each
+  std::string lab_code;  // the lab file's expanded lines, strings emptied
+  std::vector<size_t> lab_lines;  // the line of each
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
     if (line.rfind("# ", 0) == 0 && std::regex_search(line, m, marker)) {
@@ -320,8 +337,9 @@ std::vector<Rejection> check_compiler_view(const std::string& expanded, const st
       current_line = size_t(std::stoul(line.substr(2))) - 1;
       if (current != source && current != "<built-in>" && current != "<command-line>" &&
           std::find(opened.begin(), opened.end(), current) == opened.end()) {
-        out.push_back({"line_directive", "Your file uses a `#line` directive naming `" + shown(current) +
-                                             "`. It changes the file names and lines the compiler reports; please remove it."});
+        out.push_back(
+            {"line_directive", "Your file uses a `#line` directive naming `" + shown(current) +
+                                   "`. It changes the file names and lines the compiler reports; please remove it."});
         return out;
       }
       continue;
@@ -340,10 +358,12 @@ std::vector<Rejection> check_compiler_view(const std::string& expanded, const st
   if (std::regex_search(lab_code, m, assembler_string)) {
     const size_t nth = size_t(std::count(lab_code.begin(), lab_code.begin() + m.position(0), '\n'));
     const std::string what = m[1].str() + m[2].str() + m[3].str();
-    out.push_back({"inline_asm", "Your file gives the assembler a string of its own (`" + what + "(\"...\")`, line " +
-                                     std::to_string(lab_lines[nth]) + "), perhaps through a macro. Please remove that attribute: "
-                                     "its text reaches the assembler as it is, so it could carry assembly, which the grader does "
-                                     "not accept."});
+    out.push_back(
+        {"inline_asm", "Your file gives the assembler a string of its own (`" + what + "(\"...\")`, line " +
+                           std::to_string(lab_lines[nth]) +
+                           "), perhaps through a macro. Please remove that attribute: "
+                           "its text reaches the assembler as it is, so it could carry assembly, which the grader does "
+                           "not accept."});
   }
   return out;
 }
@@ -366,7 +386,8 @@ std::vector<Rejection> check_object(const std::string& nm_output, const std::str
     const char type = m[2].str()[0];
     const bool strong_definition = type == 'T' || type == 'D' || type == 'B' || type == 'R';
     if (strong_definition && name == "main")
-      add("defines_main", "Your file defines main. The harness provides main; a lab file only defines the lab's function.");
+      add("defines_main",
+          "Your file defines main. The harness provides main; a lab file only defines the lab's function.");
     for (const char* lib : {"cub", "thrust", "cublas"}) {
       if (!forbids(forbidden, lib)) continue;
       const std::string ns = std::string(lib) + "::";

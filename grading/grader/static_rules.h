@@ -14,8 +14,8 @@
 namespace grading {
 
 struct Rejection {
-  std::string rule;    // "include_path", "line_directive", "include_probe", "inline_asm", "defines_main",
-                       // "early_code", "forbidden_library"
+  std::string rule;  // "include_path", "line_directive", "include_probe", "inline_asm", "defines_main",
+      // "early_code", "forbidden_library"
   std::string reason;  // student-facing, names what was found and where
 };
 

@@ -6,7 +6,7 @@ namespace grading {
 
 struct Verdict {
   bool ok = false;
-  std::string json;     // the report, when ok
+  std::string json;  // the report, when ok
   std::string problem;  // why there is none, for the feedback ("the program ended before ...")
 };
 

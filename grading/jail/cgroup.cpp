@@ -43,8 +43,8 @@ bool has_word(const std::string& list, const std::string& word) {
 }
 
 struct Hierarchies {
-  std::string v2_root;                 // mount point of the unified hierarchy, "" none
-  std::string v2_controllers;          // what its root offers
+  std::string v2_root;  // mount point of the unified hierarchy, "" none
+  std::string v2_controllers;  // what its root offers
   std::string v1_memory, v1_pids, v1_cpu;  // this process's own group in each v1 hierarchy
 };
 
@@ -128,11 +128,13 @@ JobCgroup::JobCgroup(const std::string& name, const CgroupLimits& L) {
 
   if (L.memory_bytes && !memory_.empty()) {
     const std::string bytes = std::to_string(L.memory_bytes);
-    bool ok = memory_v2_ ? write_text(memory_ + "/memory.max", bytes)
-                         : write_text(memory_ + "/memory.limit_in_bytes", bytes);
+    bool ok =
+        memory_v2_ ? write_text(memory_ + "/memory.max", bytes) : write_text(memory_ + "/memory.limit_in_bytes", bytes);
     // No swap: a hog must meet the limit, not slow the machine down by paging.
-    if (memory_v2_) write_text(memory_ + "/memory.swap.max", "0");
-    else write_text(memory_ + "/memory.memsw.limit_in_bytes", bytes);
+    if (memory_v2_)
+      write_text(memory_ + "/memory.swap.max", "0");
+    else
+      write_text(memory_ + "/memory.memsw.limit_in_bytes", bytes);
     if (!ok) memory_.clear();
   }
   if (L.pids && !pids_.empty() && !write_text(pids_ + "/pids.max", std::to_string(L.pids))) pids_.clear();
@@ -197,12 +199,15 @@ bool JobCgroup::memory_limit_hit() const {
 }
 
 std::vector<std::pair<std::string, std::string>> JobCgroup::what() const {
-  auto how = [](const std::string& dir, bool v2) { return dir.empty() ? std::string("none") : v2 ? "cgroup v2" : "cgroup v1"; };
+  auto how = [](const std::string& dir, bool v2) {
+    return dir.empty() ? std::string("none") : v2 ? "cgroup v2" : "cgroup v1";
+  };
   return {{"memory", how(memory_, memory_v2_)},
           {"pids", how(pids_, pids_v2_)},
           {"cpu", how(cpu_, cpu_v2_)},
           {"cores", cpuset_.empty() ? "none" : "cgroup v2 cpuset"},
-          {"kill", kill_dir_.empty() ? (groups_.empty() ? "process group" : "cgroup v1 members") : "cgroup v2 cgroup.kill"}};
+          {"kill",
+           kill_dir_.empty() ? (groups_.empty() ? "process group" : "cgroup v1 members") : "cgroup v2 cgroup.kill"}};
 }
 
 JobCgroup::~JobCgroup() {

@@ -76,8 +76,9 @@ int main(int argc, char** argv) {
   app.add_option("--pids", spec.pids, "tasks in the whole tree");
   app.add_option("--cpu-weight", spec.cpu_weight, "CPU share")->check(CLI::Range(1, 10000));
   app.add_option("--cpus", spec.cpus, "CPUs' worth of time");
-  app.add_option("--cpu-list", spec.cpu_list, "the cores it may run on (4-15, 0-3,8)")
-      ->check([](const std::string& v) { return grading::parse_cpu_list(v) ? std::string() : std::string("write cores as 4-15 or 0-3,8"); });
+  app.add_option("--cpu-list", spec.cpu_list, "the cores it may run on (4-15, 0-3,8)")->check([](const std::string& v) {
+    return grading::parse_cpu_list(v) ? std::string() : std::string("write cores as 4-15 or 0-3,8");
+  });
   app.add_option("--wall", spec.wall_seconds, "wall-clock limit in seconds");
   app.add_option("--file-mb", spec.file_mb, "largest file");
   app.add_option("--keep-fd", spec.keep_fds, "a descriptor kept open");

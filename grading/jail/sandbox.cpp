@@ -70,7 +70,7 @@ const char* kDevices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", 
 
 struct Source {
   std::string path;  // where it appears inside (the same path as outside)
-  int fd = -1;       // opened O_PATH before the root was covered
+  int fd = -1;  // opened O_PATH before the root was covered
   bool writable = false, device = false;
 };
 
@@ -101,7 +101,8 @@ void make_mount_point(const std::string& target, int source_fd) {
 bool set_attr(const std::string& target, uint64_t attrs, bool recursive) {
   mount_attr a{};
   a.attr_set = attrs;
-  if (::syscall(SYS_mount_setattr, AT_FDCWD, target.c_str(), recursive ? AT_RECURSIVE : 0, &a, sizeof a) == 0) return true;
+  if (::syscall(SYS_mount_setattr, AT_FDCWD, target.c_str(), recursive ? AT_RECURSIVE : 0, &a, sizeof a) == 0)
+    return true;
   // Kernels before 5.12: the top mount only.
   unsigned long flags = MS_BIND | MS_REMOUNT | ((attrs & MOUNT_ATTR_RDONLY) ? MS_RDONLY : 0) |
                         ((attrs & MOUNT_ATTR_NOSUID) ? MS_NOSUID : 0) | ((attrs & MOUNT_ATTR_NODEV) ? MS_NODEV : 0);
@@ -112,10 +113,12 @@ void bind_source(int status_w, const std::string& root, const Source& s) {
   const std::string target = root + s.path;
   make_mount_point(target, s.fd);
   const std::string via = "/proc/self/fd/" + std::to_string(s.fd);
-  if (::mount(via.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) fail(status_w, "cannot show " + s.path);
+  if (::mount(via.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+    fail(status_w, "cannot show " + s.path);
   // Private at once: a bind of a shared mount would be its peer, and what is mounted inside it
   // (a --hide) would show on the host. (Already so where the whole tree was made private.)
-  if (::mount(nullptr, target.c_str(), nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail(status_w, "cannot make " + s.path + " private");
+  if (::mount(nullptr, target.c_str(), nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    fail(status_w, "cannot make " + s.path + " private");
   // No set-uid programs, ever; no device nodes except the ones named.
   uint64_t attrs = MOUNT_ATTR_NOSUID | (s.writable ? 0 : MOUNT_ATTR_RDONLY) | (s.device ? 0 : MOUNT_ATTR_NODEV);
   if (!set_attr(target, attrs, true)) fail(status_w, "cannot make " + s.path + " read-only");
@@ -123,7 +126,8 @@ void bind_source(int status_w, const std::string& root, const Source& s) {
 
 void mount_tmpfs(int status_w, const std::string& target, const std::string& options, unsigned long flags) {
   make_parents(target + "/");
-  if (::mount("tmpfs", target.c_str(), "tmpfs", flags, options.c_str()) != 0) fail(status_w, "cannot mount a tmpfs on " + target);
+  if (::mount("tmpfs", target.c_str(), "tmpfs", flags, options.c_str()) != 0)
+    fail(status_w, "cannot mount a tmpfs on " + target);
 }
 
 // Everything init needs, opened or made before the root is covered.
@@ -139,7 +143,7 @@ struct Plan {
   bool in_chroot = false;
   std::string degraded_because;  // why there are no namespaces, when there are none
   bool rlimit_memory = false, rlimit_pids = false;  // the cgroup could not hold these
-  bool pin_affinity = false;                        // no cpuset: the cores by affinity instead
+  bool pin_affinity = false;  // no cpuset: the cores by affinity instead
   int status_w = -1, go_r = -1, report_w = -1;
 };
 
@@ -173,7 +177,8 @@ void open_sources(Plan& p) {
   for (const auto& path : s.ro_bind) add(path, false, false, true);
   for (const auto& path : s.bind) add(path, true, false, true);
   // Parents before children: a bind inside another lands on top of it.
-  std::stable_sort(p.sources.begin(), p.sources.end(), [](const Source& a, const Source& b) { return a.path < b.path; });
+  std::stable_sort(p.sources.begin(), p.sources.end(),
+                   [](const Source& a, const Source& b) { return a.path < b.path; });
 }
 
 // Whether / is a mount point: not in a chroot made of a plain folder. (Kernels before 5.8
@@ -224,8 +229,8 @@ std::optional<std::string> private_root_base() {
     if (seen(preferred)) return std::string(preferred);
   for (const auto& p : points) {
     struct stat st {};
-    if (p != "/" && p != "/proc" && p.rfind("/proc/", 0) != 0 && p.rfind("/sys", 0) != 0 && ::lstat(p.c_str(), &st) == 0 &&
-        S_ISDIR(st.st_mode))
+    if (p != "/" && p != "/proc" && p.rfind("/proc/", 0) != 0 && p.rfind("/sys", 0) != 0 &&
+        ::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
       return p;
   }
   return std::nullopt;
@@ -255,16 +260,20 @@ void build_root(Plan& p) {
   // Working folders of the command's own, size-limited like /tmp, after the binds (on top).
   for (const auto& path : s.scratch)
     mount_tmpfs(w, R + path,
-                "size=" + std::to_string(s.tmp_mb) + "m,mode=0700,uid=" + std::to_string(s.uid) + ",gid=" + std::to_string(s.gid),
+                "size=" + std::to_string(s.tmp_mb) + "m,mode=0700,uid=" + std::to_string(s.uid) +
+                    ",gid=" + std::to_string(s.gid),
                 MS_NOSUID | MS_NODEV);
   for (const auto& path : s.hide) {
     struct stat st {};
     if (::lstat((R + path).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      if (::mount("tmpfs", (R + path).c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") != 0)
+      if (::mount("tmpfs", (R + path).c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "size=4k,mode=0555") != 0)
         fail(w, "cannot hide " + path);
   }
-  for (const auto& [name, to] : {std::pair{"/dev/fd", "/proc/self/fd"}, {"/dev/stdin", "/proc/self/fd/0"},
-                                 {"/dev/stdout", "/proc/self/fd/1"}, {"/dev/stderr", "/proc/self/fd/2"}})
+  for (const auto& [name, to] : {std::pair{"/dev/fd", "/proc/self/fd"},
+                                 {"/dev/stdin", "/proc/self/fd/0"},
+                                 {"/dev/stdout", "/proc/self/fd/1"},
+                                 {"/dev/stderr", "/proc/self/fd/2"}})
     if (::symlink(to, (R + name).c_str()) != 0) continue;  // a convenience: a command without them still runs
   make_parents(R + "/proc/");
   if (::mount("proc", (R + "/proc").c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
@@ -279,7 +288,8 @@ void build_root(Plan& p) {
     if (::chdir(R.c_str()) != 0 || ::syscall(SYS_pivot_root, ".", ".") != 0) fail(w, "cannot enter the new root");
     if (::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) fail(w, "cannot leave the old root");
   }
-  if (!set_attr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false)) fail(w, "cannot make / read-only");
+  if (!set_attr("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false))
+    fail(w, "cannot make / read-only");
   if (::sethostname("cudalab", 7) != 0) return;  // a name only: the UTS namespace is the isolation
 }
 
@@ -305,16 +315,16 @@ void pin_to_cores(int w, const std::string& list) {
 // (x86-64's int 0x80 reaches the i386 numbers, where this filter's would not match).
 void forbid_affinity_changes(int w) {
 #ifdef CUDALAB_NATIVE_ARCH
-  sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CUDALAB_NATIVE_ARCH, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sched_setaffinity, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+  sock_filter filter[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+                          BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CUDALAB_NATIVE_ARCH, 1, 0),
+                          BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+                          BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+                          BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sched_setaffinity, 0, 1),
+                          BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+                          BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
   sock_fprog prog{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
-  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) fail(w, "cannot keep the command from leaving its cores");
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+    fail(w, "cannot keep the command from leaving its cores");
 #else
   fail(w, "--cpu-list without a cgroup cpuset is not supported on this architecture");
 #endif
@@ -369,7 +379,8 @@ void set_limit(int resource, uint64_t value) {
   char go = 0;
   if (::read(p.go_r, &go, 1) != 1) _exit(kJailSetupFailed);  // the supervisor died or gave up
   if (p.namespaces) {
-    if (::unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) != 0) fail(p.status_w, "cannot create namespaces");
+    if (::unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) != 0)
+      fail(p.status_w, "cannot create namespaces");
     build_root(p);
   }
   pid_t command = ::fork();
@@ -468,7 +479,8 @@ std::vector<std::string> jail_environment(const JailSpec& spec) {
   if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) env.push_back(std::string("CUDA_VISIBLE_DEVICES=") + v);
   for (const auto& e : spec.env) {
     const std::string name = e.substr(0, e.find('=') + 1);
-    env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& x) { return x.rfind(name, 0) == 0; }), env.end());
+    env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& x) { return x.rfind(name, 0) == 0; }),
+              env.end());
     env.push_back(e);
   }
   return env;
@@ -492,7 +504,8 @@ bool choose_isolation(const JailSpec& spec, Plan& p) {
   }
   if (p.namespaces && ::unshare(CLONE_NEWPID) != 0) {
     if (!spec.allow_degraded) {
-      say(std::string("cannot create a PID namespace (") + std::strerror(errno) + "); --allow-degraded runs without namespaces");
+      say(std::string("cannot create a PID namespace (") + std::strerror(errno) +
+          "); --allow-degraded runs without namespaces");
       return false;
     }
     p.namespaces = false;
@@ -508,7 +521,9 @@ nlohmann::json isolation_report(const JailSpec& spec, const Plan& p, const JobCg
   j["uid"] = spec.uid;
   j["gid"] = spec.gid;
   j["namespaces"] = p.namespaces ? "pid mount net ipc uts" : "none";
-  j["filesystem"] = !p.namespaces ? "host" : p.in_chroot ? "private root (chroot on " + p.root_base + ")" : "private root";
+  j["filesystem"] = !p.namespaces ? "host"
+                    : p.in_chroot ? "private root (chroot on " + p.root_base + ")"
+                                  : "private root";
   if (!p.degraded_because.empty()) j["degraded_because"] = p.degraded_because;
   for (const auto& [part, how] : cgroup.what()) j[part] = how;
   j["memory_fallback"] = p.rlimit_memory ? "RLIMIT_DATA per process" : "";
@@ -628,7 +643,8 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   const double start = now_seconds();
   const pid_t parent = ::getppid();
   if (command.empty() || ::geteuid() != 0) {
-    say(command.empty() ? "no command to run" : "needs root (to give the command its own identity, namespaces and cgroup)");
+    say(command.empty() ? "no command to run"
+                        : "needs root (to give the command its own identity, namespaces and cgroup)");
     return kJailSetupFailed;
   }
   set_limit(RLIMIT_CORE, 0);  // the supervisor may re-raise the command's signal on itself
@@ -641,9 +657,9 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   for (auto& e : env) p.envp.push_back(e.data());
   p.envp.push_back(nullptr);
 
-  auto cgroup = std::make_unique<JobCgroup>("j" + std::to_string(::getpid()),
-                                            CgroupLimits{spec.memory_mb << 20, spec.pids, spec.cpu_weight, spec.cpus,
-                                                         spec.cpu_list});
+  auto cgroup = std::make_unique<JobCgroup>(
+      "j" + std::to_string(::getpid()),
+      CgroupLimits{spec.memory_mb << 20, spec.pids, spec.cpu_weight, spec.cpus, spec.cpu_list});
   for (const auto& [part, how] : cgroup->what()) {
     if (part == "memory") p.rlimit_memory = how == "none";
     if (part == "pids") p.rlimit_pids = how == "none";
@@ -686,8 +702,11 @@ int run_jail(const JailSpec& spec, const std::vector<std::string>& command) {
   if (o.words.empty()) read_command_outcome(status[0], report[0], o);
   if (oom) o.words += "; memory limit reached";
   if (o.setup_failed) say(o.words);
-  if (o.timed_out) say("stopped at the " + std::to_string(int(spec.wall_seconds + 0.5)) + " s time limit; everything it started was killed");
-  if (oom) say("the memory limit (" + std::to_string(spec.memory_mb) + " MiB for all its processes together) was reached");
+  if (o.timed_out)
+    say("stopped at the " + std::to_string(int(spec.wall_seconds + 0.5)) +
+        " s time limit; everything it started was killed");
+  if (oom)
+    say("the memory limit (" + std::to_string(spec.memory_mb) + " MiB for all its processes together) was reached");
   isolation["outcome"] = o.words;  // for people; the fields below are what programs read
   isolation["timed_out"] = o.timed_out;
   isolation["setup_failed"] = o.setup_failed;
@@ -705,7 +724,8 @@ std::optional<std::vector<int>> parse_cpu_list(const std::string& list) {
   auto number = [&](int& out) {
     const size_t start = i;
     out = 0;
-    while (i < list.size() && std::isdigit(static_cast<unsigned char>(list[i])) && i - start < 5) out = out * 10 + (list[i++] - '0');
+    while (i < list.size() && std::isdigit(static_cast<unsigned char>(list[i])) && i - start < 5)
+      out = out * 10 + (list[i++] - '0');
     return i > start && out < CPU_SETSIZE;
   };
   while (i < list.size()) {

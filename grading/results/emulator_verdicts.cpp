@@ -29,8 +29,9 @@ void take_emulator_verdicts(std::vector<CheckOutcome>& checks, const std::vector
       c.cause = same->cause;
       c.message = same->message;
       c.details = same->details;
-      c.details.push_back("judged by the CPU backend's race detector, which found a race in this check: a race's "
-                          "answers on a GPU change from run to run, this verdict does not");
+      c.details.push_back(
+          "judged by the CPU backend's race detector, which found a race in this check: a race's "
+          "answers on a GPU change from run to run, this verdict does not");
       continue;
     }
     if (!emulator_judged(c)) continue;
@@ -42,9 +43,10 @@ void take_emulator_verdicts(std::vector<CheckOutcome>& checks, const std::vector
     c.cause = same->cause;
     c.message = same->message;
     c.details = same->details;
-    c.details.push_back("judged by the CPU backend's emulator, which sees every thread reach (or skip) each "
-                        "barrier and, under its race detector, every access: the same verdict wherever your file is "
-                        "graded");
+    c.details.push_back(
+        "judged by the CPU backend's emulator, which sees every thread reach (or skip) each "
+        "barrier and, under its race detector, every access: the same verdict wherever your file is "
+        "graded");
   }
 }
 

@@ -58,7 +58,8 @@ void write_not_graded(std::ostream& o, const StudentResult& r) {
   o << "## " << verdict_heading(r) << "\n\n" << r.reason << "\n\n";
   if ((r.verdict == kBuildFailed || r.rule == "link_contract") && !r.build_log.empty())
     o << "The compiler said:\n\n```\n" << clip_text(r.build_log, 8 << 10) << "```\n\n";
-  if (r.verdict != kNoSubmission) o << "Fix this and submit again: your checks run as soon as the file is accepted.\n\n";
+  if (r.verdict != kNoSubmission)
+    o << "Fix this and submit again: your checks run as soon as the file is accepted.\n\n";
 }
 
 // The visible checks, one row each; the hidden ones only as a count and their points.
@@ -143,7 +144,8 @@ void write_profile(std::ostream& o, const StudentResult& r) {
     if (!text.empty() && text.back() != '\n') text += "\n";
     o << "An estimate from the CPU backend's emulator, which counts per source line what a GPU would do, of your "
       << "kernels beside the reference solution's" << (r.profile_size.empty() ? "" : " at size " + r.profile_size)
-      << ". Advice only: it changes no points.\n\n```\n" << text << "```\n\n";
+      << ". Advice only: it changes no points.\n\n```\n"
+      << text << "```\n\n";
   } else {
     o << "It could not be made this time: " << r.profile_text << ". That costs you nothing: your points are the same "
       << "without it. `make lab<N> PROFILE=1` on your own machine makes it.\n\n";
@@ -168,8 +170,10 @@ std::string feedback_markdown(const StudentResult& r, const Rubric& rubric, cons
   const Score s = score(r, rubric);
   std::ostringstream o;
   write_heading(o, r, s, lab);
-  if (r.verdict != kGraded) write_not_graded(o, r);
-  else write_graded(o, r, s, rubric);
+  if (r.verdict != kGraded)
+    write_not_graded(o, r);
+  else
+    write_graded(o, r, s, rubric);
   write_speed_and_notes(o, r, s);
   write_profile(o, r);
   write_output_and_footer(o, r, s, rubric, lab);

@@ -33,8 +33,9 @@ LabReport parse_lab_report(const std::string& text) {
   }
   try {
     if (const int schema = j.at("cudalab").get<int>(); schema != kReportSchema)
-      throw ReportSchemaError("the checker wrote a report of schema " + std::to_string(schema) + ", and this grader reads " +
-                              std::to_string(kReportSchema) + ": rebuild the grader and the checker from one checkout "
+      throw ReportSchemaError("the checker wrote a report of schema " + std::to_string(schema) +
+                              ", and this grader reads " + std::to_string(kReportSchema) +
+                              ": rebuild the grader and the checker from one checkout "
                               "(make grading-setup)");
     LabReport r;
     r.lab = j.at("lab").get<int>();
@@ -53,9 +54,10 @@ LabReport parse_lab_report(const std::string& text) {
           if (n.is_string()) o.details.push_back(n.get<std::string>());
       if (c.contains("mismatches")) {
         for (const auto& m : c["mismatches"]) {
-          std::string line = "at " + (m.contains("where") ? m["where"].get<std::string>() : number_text(m.value("index", json(0)))) +
-                             ": expected " + number_text(m.value("expected", json(nullptr))) + ", got " +
-                             number_text(m.value("got", json(nullptr)));
+          std::string line =
+              "at " + (m.contains("where") ? m["where"].get<std::string>() : number_text(m.value("index", json(0)))) +
+              ": expected " + number_text(m.value("expected", json(nullptr))) + ", got " +
+              number_text(m.value("got", json(nullptr)));
           std::string owner = m.value("owner", "");
           if (!owner.empty()) line += " (" + owner + ")";
           o.details.push_back(line);

@@ -22,7 +22,7 @@ struct LabReport {
   std::vector<CheckOutcome> checks;
   std::string timing_status, timing_note;
   std::optional<double> student_ms;  // the timing row whose role is "student"
-  std::optional<double> naive_ms;    // the first row whose role is "baseline": the harness's naive kernel
+  std::optional<double> naive_ms;  // the first row whose role is "baseline": the harness's naive kernel
   std::string device_name;
   std::optional<LabProfile> profile;  // present when the run was asked for one
 };

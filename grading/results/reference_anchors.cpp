@@ -59,8 +59,10 @@ std::optional<AnchorTimes> AnchoredQueue::times_for(size_t s) const {
   if (!a || !b) return a ? a : b;
   AnchorTimes mean;
   mean.reference_ms = (a->reference_ms + b->reference_ms) / 2;
-  if (a->naive_ms && b->naive_ms) mean.naive_ms = (*a->naive_ms + *b->naive_ms) / 2;
-  else mean.naive_ms = a->naive_ms ? a->naive_ms : b->naive_ms;
+  if (a->naive_ms && b->naive_ms)
+    mean.naive_ms = (*a->naive_ms + *b->naive_ms) / 2;
+  else
+    mean.naive_ms = a->naive_ms ? a->naive_ms : b->naive_ms;
   return mean;
 }
 

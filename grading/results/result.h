@@ -13,14 +13,14 @@ namespace grading {
 
 // Verdicts, from "nothing to grade" to "graded".
 inline constexpr const char* kNoSubmission = "no_submission";  // empty folder, no lab file, two candidates
-inline constexpr const char* kUnreadable = "unreadable";       // binary, oversized, undecodable
-inline constexpr const char* kRejected = "rejected";           // broke a static rule
+inline constexpr const char* kUnreadable = "unreadable";  // binary, oversized, undecodable
+inline constexpr const char* kRejected = "rejected";  // broke a static rule
 inline constexpr const char* kBuildFailed = "build_failed";
-inline constexpr const char* kGraded = "graded";               // ran: every check has an outcome
+inline constexpr const char* kGraded = "graded";  // ran: every check has an outcome
 
 struct CheckOutcome {
   std::string id, title;
-  std::string status;   // pass, fail, error, not_run, skipped (the harness's words)
+  std::string status;  // pass, fail, error, not_run, skipped (the harness's words)
   std::string message;  // the harness's message, or why the check could not run: for people only
   std::vector<std::string> details;  // mismatches and notes, as lines
   // Why it did not pass, as the checker's report names it ("wrong_values", "crash", ...; "none"
@@ -36,13 +36,13 @@ bool ended_its_runner(const CheckOutcome& c);
 
 struct StudentResult {
   std::string student, origin, file;
-  std::string key;       // content hash + backend: what resumption compares
+  std::string key;  // content hash + backend: what resumption compares
   std::string verdict, reason;
-  std::string rule;      // for kRejected: which rule
-  std::string backend;   // "cuda" or "cpu"
-  std::string gpu;       // CUDA_VISIBLE_DEVICES it ran on ("" on the CPU)
+  std::string rule;  // for kRejected: which rule
+  std::string backend;  // "cuda" or "cpu"
+  std::string gpu;  // CUDA_VISIBLE_DEVICES it ran on ("" on the CPU)
   uint64_t seed = 0;
-  std::vector<std::string> notes;   // file conversions, truncated output, re-runs
+  std::vector<std::string> notes;  // file conversions, truncated output, re-runs
   std::vector<CheckOutcome> checks;
   std::string timing_status, timing_note;
   std::optional<double> student_ms, reference_ms;

@@ -18,9 +18,9 @@ struct RubricError : std::runtime_error {
 struct Rubric {
   int lab = 0;
   std::string path;
-  double default_check_points = 1;           // a check the rubric does not name
+  double default_check_points = 1;  // a check the rubric does not name
   std::map<std::string, double> check_points;
-  std::set<std::string> hidden;              // shown to students only as a count of points
+  std::set<std::string> hidden;  // shown to students only as a count of points
   double speed_points = 0;
   // Where the speed scale's ends are. "naive" (the default): no points at the speed of the
   // harness's own naive kernel, full points at the reference solution's, both measured in the
@@ -28,22 +28,22 @@ struct Rubric {
   // back to "reference" when a lab's naive kernel is not clearly slower than its reference.
   // "reference": full points at full_at times the reference's time, none at zero_at times.
   std::string anchor = "naive";
-  double full_at = 1.05;                     // within this factor of the reference's time: full points
-  double zero_at = 10;                       // "reference" anchor: this many times its time earns none
+  double full_at = 1.05;  // within this factor of the reference's time: full points
+  double zero_at = 10;  // "reference" anchor: this many times its time earns none
   // Speed points are given in steps of this many points, coarser than the timing noise (about
   // 1% of a time, about 0.05 points on lab 3's scale): kernels that differ by noise alone land
   // on the same points, wherever and whenever they are graded (issue 17).
   double step = 0.5;
-  std::string curve = "log";                 // "log" (each halving of the time counts the same) or "linear"
-  std::vector<std::string> forbid;           // "cub", "thrust", "cublas"
+  std::string curve = "log";  // "log" (each halving of the time counts the same) or "linear"
+  std::vector<std::string> forbid;  // "cub", "thrust", "cublas"
   struct Limits {
     double build_seconds = 240;
-    double run_seconds = 180;     // one student's whole run (checker and runners)
-    double check_seconds = 60;    // one check at most (the checker's --check-timeout)
-    uint64_t memory_mb = 8192;    // address space on the CPU backend, data on the GPU
+    double run_seconds = 180;  // one student's whole run (checker and runners)
+    double check_seconds = 60;  // one check at most (the checker's --check-timeout)
+    uint64_t memory_mb = 8192;  // address space on the CPU backend, data on the GPU
     uint64_t file_mb = 64;
     uint64_t processes = 512;
-    uint64_t output_kb = 64;      // output kept for the feedback
+    uint64_t output_kb = 64;  // output kept for the feedback
     // The emulator's run (the checks only it can judge: barriers, races) takes the checks up to
     // this many elements (M x N x K for a product): the small ones, about a second of CPU a
     // student under the race detector. A race shows there as it does in the large ones, once a

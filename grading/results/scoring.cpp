@@ -68,7 +68,8 @@ void speed_vs_naive(const StudentResult& r, const Rubric& rubric, SpeedScore& sp
   std::snprintf(buf, sizeof buf,
                 "no points at the naive kernel's speed, full points within %.2gx of the reference's, %s in between, "
                 "in steps of %g points (coarser than the timing's noise)",
-                rubric.full_at, rubric.curve == "log" ? "on a log scale (each halving of time counts the same)" : "linearly",
+                rubric.full_at,
+                rubric.curve == "log" ? "on a log scale (each halving of time counts the same)" : "linearly",
                 rubric.step);
   sp.rule = buf;
 }
@@ -101,8 +102,10 @@ void speed_points(const StudentResult& r, const Rubric& rubric, SpeedScore& sp) 
   }
   // The naive anchor needs a naive kernel clearly slower than the reference: where the
   // lab's kernel is the naive one (lab 1), the scale would have no length.
-  if (rubric.anchor == "naive" && sp.reference_speedup >= kMinimumAnchorGap) speed_vs_naive(r, rubric, sp);
-  else speed_vs_reference(r, rubric, sp);
+  if (rubric.anchor == "naive" && sp.reference_speedup >= kMinimumAnchorGap)
+    speed_vs_naive(r, rubric, sp);
+  else
+    speed_vs_reference(r, rubric, sp);
 }
 
 void score_speed(const StudentResult& r, const Rubric& rubric, Score& s) {

@@ -17,14 +17,14 @@ struct CheckScore {
 
 struct SpeedScore {
   std::string status;  // "graded", "not graded", "no points"
-  std::string note;    // why, for the feedback
+  std::string note;  // why, for the feedback
   double points = 0, max_points = 0;
   bool counted = false;  // in the maximum
-  double ratio = 0;      // student / reference time, when graded
+  double ratio = 0;  // student / reference time, when graded
   // Against the harness's naive kernel, each timed in its own run (0 when not known):
   // how many times faster than it the student's kernel and the reference are.
   double speedup = 0, reference_speedup = 0;
-  std::string rule;      // how the points were computed, in one sentence
+  std::string rule;  // how the points were computed, in one sentence
 };
 
 struct Score {

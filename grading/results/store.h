@@ -22,9 +22,11 @@ std::filesystem::path student_dir(const std::filesystem::path& grades, const std
 // is graded again).
 std::map<std::string, StudentResult> load_results(const std::filesystem::path& grades);
 
-void save_student(const std::filesystem::path& grades, const StudentResult& r, const Rubric& rubric, const LabInfo& lab);
+void save_student(const std::filesystem::path& grades, const StudentResult& r, const Rubric& rubric,
+                  const LabInfo& lab);
 // Only the files derived from a saved result (feedback.md, results.json): for a student not
 // graded again, so that their points follow the current rubric.
-void save_derived(const std::filesystem::path& grades, const StudentResult& r, const Rubric& rubric, const LabInfo& lab);
+void save_derived(const std::filesystem::path& grades, const StudentResult& r, const Rubric& rubric,
+                  const LabInfo& lab);
 
 }  // namespace grading

@@ -20,7 +20,9 @@ std::vector<std::string> failure_reasons(const StudentResult& r) {
   for (const auto& c : r.checks) {
     // A race or a barrier some threads skip is a reason of its own: it can pass every other check.
     if (c.status == "fail")
-      out.insert(c.cause == "race" ? "races" : c.cause == "barrier_divergence" ? "barrier divergence" : "wrong answers");
+      out.insert(c.cause == "race"                 ? "races"
+                 : c.cause == "barrier_divergence" ? "barrier divergence"
+                                                   : "wrong answers");
     if (c.status == "error") out.insert(ended_its_runner(c) ? "crashed or hung" : "CUDA errors");
     // A verdict over the other checks (barriers) is "not judged" when none of them passed: that
     // is those checks' failure, not a reason of its own.
@@ -101,7 +103,9 @@ struct ClassTally {
 json check_list_json(const RunFacts& facts, const Rubric& rubric) {
   json check_list = json::array();
   for (const auto& c : facts.checks)
-    check_list.push_back({{"id", c.id}, {"title", c.title}, {"hidden", rubric.hidden.count(c.id) > 0},
+    check_list.push_back({{"id", c.id},
+                          {"title", c.title},
+                          {"hidden", rubric.hidden.count(c.id) > 0},
                           {"points", rubric.points_for(c.id)}});
   return check_list;
 }
@@ -150,8 +154,8 @@ nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rub
 
 std::string closing_summary(const nlohmann::json& s) {
   std::ostringstream o;
-  o << "\nLab " << s["lab"].get<int>() << ": " << s["students"].get<size_t>() << " students, " << s["passed"].get<size_t>()
-    << " passed every check, " << s["failed"].get<size_t>() << " did not";
+  o << "\nLab " << s["lab"].get<int>() << ": " << s["students"].get<size_t>() << " students, "
+    << s["passed"].get<size_t>() << " passed every check, " << s["failed"].get<size_t>() << " did not";
   o << " (" << s["graded_this_run"].get<size_t>() << " graded now, " << s["resumed"].get<size_t>()
     << " kept from an earlier run) in " << human_seconds(s["seconds"].get<double>()) << " on the "
     << (s["backend"] == "cuda" ? "GPU" : "CPU backend") << ".\n";

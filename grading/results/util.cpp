@@ -113,8 +113,8 @@ void write_file_atomic(const fs::path& p, std::string_view content) {
 std::string safe_name(std::string_view name) {
   std::string out;
   for (char c : name) {
-    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                c == '_' || c == '-' || c == '@';
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                c == '-' || c == '@';
     out += keep ? c : '_';
   }
   while (!out.empty() && out.front() == '.') out.erase(out.begin());  // no hidden files, no ".."
@@ -211,8 +211,8 @@ std::optional<std::string> read_submitted_file(const fs::path& p, size_t max_byt
   if (uint64_t(st.st_size) > max_bytes) {
     ::close(fd);
     char size[96];
-    std::snprintf(size, sizeof size, "it is %.1f MB, more than the %.1f MB a lab file may be", double(st.st_size) / 1048576.0,
-                  double(max_bytes) / 1048576.0);
+    std::snprintf(size, sizeof size, "it is %.1f MB, more than the %.1f MB a lab file may be",
+                  double(st.st_size) / 1048576.0, double(max_bytes) / 1048576.0);
     return refuse(size);
   }
   std::string s(size_t(st.st_size), '\0');

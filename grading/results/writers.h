@@ -28,13 +28,13 @@ struct RunFacts {
   std::vector<std::string> gpus;
   std::map<std::string, double> reference_ms;
   double seconds = 0;
-  nlohmann::json time_by_step;                    // PhaseClock::to_json(): where this run's time went
+  nlohmann::json time_by_step;  // PhaseClock::to_json(): where this run's time went
   size_t graded_now = 0, resumed = 0;
   std::vector<std::string> ignored;
-  std::vector<CheckOutcome> checks;               // the lab's checks, in order (the reference run's)
-  std::string stub;                               // the lab's handed-out file, for the similarity report
+  std::vector<CheckOutcome> checks;  // the lab's checks, in order (the reference run's)
+  std::string stub;  // the lab's handed-out file, for the similarity report
   std::map<std::string, std::string> pseudonyms;  // by student: their leaderboard name
-  std::map<std::string, std::string> sources;     // by student: their source as graded
+  std::map<std::string, std::string> sources;  // by student: their source as graded
 };
 nlohmann::json summary_json(const std::vector<StudentResult>& results, const Rubric& rubric, const LabInfo& lab,
                             const RunFacts& facts);

@@ -49,8 +49,10 @@ void sum_entry(const run::EntryArgs& a, int64_t which) {
   float* in = a.buffer<float>(kSumIn);  // the call's own fresh input: the naive tree consumes it
   float* out = a.buffer<float>(kSumOut);
   const size_t n = size_t(a.scalar(kSumN));
-  if (which == 0) naive_interleaved_sum(in, out, n);
-  else cub_sum(in, out, n);
+  if (which == 0)
+    naive_interleaved_sum(in, out, n);
+  else
+    cub_sum(in, out, n);
 }
 
 // Lab 4: the student's call (labs/lab4/call.h), scalars {rows, cols, which}.
@@ -59,8 +61,10 @@ void transpose_entry(const run::EntryArgs& a, int64_t which) {
   const float* in = a.buffer<const float>(kIn);
   float* out = a.buffer<float>(kOut);
   const int rows = int(a.scalar(kRows)), cols = int(a.scalar(kCols));
-  if (which == 0) naive_transpose(in, out, rows, cols);
-  else cublas_transpose(in, out, rows, cols);
+  if (which == 0)
+    naive_transpose(in, out, rows, cols);
+  else
+    cublas_transpose(in, out, rows, cols);
 }
 
 // Labs 5 and 9: the student's call (labs/lab5/call.h, lab 9's the same), scalars {M, N, K, rung}.
@@ -76,8 +80,10 @@ void histogram_entry(const run::EntryArgs& a, int64_t which) {
   const uint8_t* in = a.buffer<const uint8_t>(kIn);
   unsigned* hist = a.buffer<unsigned>(kHist);
   const size_t n = size_t(a.scalar(kN));
-  if (which == 0) naive_histogram(in, hist, n);
-  else cub_histogram(in, hist, n);
+  if (which == 0)
+    naive_histogram(in, hist, n);
+  else
+    cub_histogram(in, hist, n);
 }
 
 // Lab 8: the student's call (labs/lab8/call.h), scalars {n, k, which}.
@@ -88,8 +94,10 @@ void top_k_entry(const run::EntryArgs& a, int64_t which) {
   int* top_indices = a.buffer<int>(kTopIndices);
   const size_t n = size_t(a.scalar(kN));
   const int k = int(a.scalar(kK));
-  if (which == 0) naive_top_k(values, n, k, top_values, top_indices);
-  else cub_sort_top_k(values, n, k, top_values, top_indices);
+  if (which == 0)
+    naive_top_k(values, n, k, top_values, top_indices);
+  else
+    cub_sort_top_k(values, n, k, top_values, top_indices);
 }
 
 // The buffers and scalars of this lab's baseline calls (calls.h), under the runner's own name.
@@ -120,9 +128,13 @@ void call_lab_entry(const EntryArgs& a) {
   if (scalars == 0) throw BadRequest("a baseline call names its baseline in its last scalar");
   const int64_t which = a.scalar(scalars - 1);
   switch (CUDALAB_BASELINE_LAB) {
-    case 1: case 2: case 3: case 7: return sum_entry(a, which);
+    case 1:
+    case 2:
+    case 3:
+    case 7: return sum_entry(a, which);
     case 4: return transpose_entry(a, which);
-    case 5: case 9: return product_entry(a, which);
+    case 5:
+    case 9: return product_entry(a, which);
     case 6: return histogram_entry(a, which);
     case 8: return top_k_entry(a, which);
     default: throw BadRequest("lab " + std::to_string(CUDALAB_BASELINE_LAB) + " has no baselines");

@@ -78,7 +78,8 @@ void naive_top_k(const float* values, size_t n, int k, float* top_values, int* t
   auto* keys = static_cast<unsigned long long*>(scratch(0, (size_t(k) + 1) * sizeof(unsigned long long)));
   require(cudaMemsetAsync(keys, 0xFF, sizeof(unsigned long long)), "the naive top-k's first bound");
   require(cudaMemsetAsync(keys + 1, 0, size_t(k) * sizeof(unsigned long long)), "clearing the naive top-k");
-  for (int p = 0; p < k; ++p) next_in_order<<<unsigned(multiprocessors()) * 4, 512>>>(values, n, keys + p, keys + p + 1);
+  for (int p = 0; p < k; ++p)
+    next_in_order<<<unsigned(multiprocessors()) * 4, 512>>>(values, n, keys + p, keys + p + 1);
   keys_to_top<<<(k + 255) / 256, 256>>>(keys + 1, k, values, top_values, top_indices);
 }
 
@@ -95,8 +96,9 @@ void cub_sort_top_k(const float* values, size_t n, int k, float* top_values, int
     indexed = n;
   }
   size_t temp_bytes = 0;
-  require(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp_bytes, values, keys_out, indices, indices_out, int(n)),
-          "sizing CUB's sort scratch");
+  require(
+      cub::DeviceRadixSort::SortPairsDescending(nullptr, temp_bytes, values, keys_out, indices, indices_out, int(n)),
+      "sizing CUB's sort scratch");
   void* temp = scratch(3, temp_bytes);
   require(cub::DeviceRadixSort::SortPairsDescending(temp, temp_bytes, values, keys_out, indices, indices_out, int(n)),
           "cub::DeviceRadixSort::SortPairsDescending");

@@ -9,39 +9,105 @@ namespace cudalab::contract {
 namespace {
 
 // The C++ runtime's own support that compiled code calls without the source naming it.
-const std::vector<std::string> kLanguageSupport = {
-    "__gxx_personality_v0", "_Unwind_Resume", "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort",
-    "__cxa_atexit", "atexit", "__dso_handle", "__cxa_begin_catch", "__cxa_end_catch", "__cxa_rethrow",
-    "__cxa_allocate_exception", "__cxa_free_exception", "__cxa_throw", "__cxa_pure_virtual", "__cxa_call_unexpected",
-    "__cxa_throw_bad_array_new_length", "__cxa_bad_cast", "__cxa_bad_typeid", "__cxa_get_exception_ptr",
-    "__cxa_deleted_virtual", "typeinfo for std::*", "std::bad_array_new_length::*", "std::bad_cast::*",
-    "__stack_chk_fail", "_GLOBAL_OFFSET_TABLE_", "std::terminate", "std::__throw_*", "operator new*", "operator delete*",
-    "typeinfo for std::*", "typeinfo for __cxxabiv1::*", "vtable for __cxxabiv1::*", "std::exception::*",
-    "std::bad_alloc::*", "std::runtime_error::*", "std::logic_error::*", "std::invalid_argument::*",
-    "std::out_of_range::*", "std::length_error::*", "vtable for std::*", "__assert_fail", "abort", "exit",
-    "__cxa_thread_atexit", "__tls_get_addr"};
+const std::vector<std::string> kLanguageSupport = {"__gxx_personality_v0",
+                                                   "_Unwind_Resume",
+                                                   "__cxa_guard_acquire",
+                                                   "__cxa_guard_release",
+                                                   "__cxa_guard_abort",
+                                                   "__cxa_atexit",
+                                                   "atexit",
+                                                   "__dso_handle",
+                                                   "__cxa_begin_catch",
+                                                   "__cxa_end_catch",
+                                                   "__cxa_rethrow",
+                                                   "__cxa_allocate_exception",
+                                                   "__cxa_free_exception",
+                                                   "__cxa_throw",
+                                                   "__cxa_pure_virtual",
+                                                   "__cxa_call_unexpected",
+                                                   "__cxa_throw_bad_array_new_length",
+                                                   "__cxa_bad_cast",
+                                                   "__cxa_bad_typeid",
+                                                   "__cxa_get_exception_ptr",
+                                                   "__cxa_deleted_virtual",
+                                                   "typeinfo for std::*",
+                                                   "std::bad_array_new_length::*",
+                                                   "std::bad_cast::*",
+                                                   "__stack_chk_fail",
+                                                   "_GLOBAL_OFFSET_TABLE_",
+                                                   "std::terminate",
+                                                   "std::__throw_*",
+                                                   "operator new*",
+                                                   "operator delete*",
+                                                   "typeinfo for std::*",
+                                                   "typeinfo for __cxxabiv1::*",
+                                                   "vtable for __cxxabiv1::*",
+                                                   "std::exception::*",
+                                                   "std::bad_alloc::*",
+                                                   "std::runtime_error::*",
+                                                   "std::logic_error::*",
+                                                   "std::invalid_argument::*",
+                                                   "std::out_of_range::*",
+                                                   "std::length_error::*",
+                                                   "vtable for std::*",
+                                                   "__assert_fail",
+                                                   "abort",
+                                                   "exit",
+                                                   "__cxa_thread_atexit",
+                                                   "__tls_get_addr"};
 
 // Host memory of the file's own, and the library calls the compiler makes for copies.
-const std::vector<std::string> kHostMemory = {"malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign",
-                                              "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "strncmp",
-                                              "__memcpy_chk", "__memmove_chk", "__memset_chk", "qsort"};
+const std::vector<std::string> kHostMemory = {
+    "malloc", "calloc", "realloc", "free",    "aligned_alloc", "posix_memalign", "memcpy",       "memmove", "memset",
+    "memcmp", "strlen", "strcmp",  "strncmp", "__memcpy_chk",  "__memmove_chk",  "__memset_chk", "qsort"};
 
 // Printing to the terminal (never to a file: fopen and friends are not on the list).
-const std::vector<std::string> kPrinting = {
-    "printf", "puts", "putchar", "fprintf", "fputs", "fputc", "putc", "fwrite", "fflush", "vprintf", "vfprintf",
-    "snprintf", "sprintf", "vsnprintf", "stdout", "stderr", "__printf_chk", "__fprintf_chk", "__vprintf_chk",
-    "__vfprintf_chk", "__snprintf_chk", "__sprintf_chk", "__vsnprintf_chk", "std::cout", "std::cerr", "std::clog",
-    "std::basic_ostream*", "std::ostream::*", "std::__ostream_insert*", "std::ios_base::Init::*", "std::basic_ios*",
-    "std::endl*", "std::flush*", "std::ios_base::*", "std::ios_base_library_init", "std::__cxx11::basic_string*", "std::__cxx11::to_string*",
-    "std::to_string*"};
+const std::vector<std::string> kPrinting = {"printf",
+                                            "puts",
+                                            "putchar",
+                                            "fprintf",
+                                            "fputs",
+                                            "fputc",
+                                            "putc",
+                                            "fwrite",
+                                            "fflush",
+                                            "vprintf",
+                                            "vfprintf",
+                                            "snprintf",
+                                            "sprintf",
+                                            "vsnprintf",
+                                            "stdout",
+                                            "stderr",
+                                            "__printf_chk",
+                                            "__fprintf_chk",
+                                            "__vprintf_chk",
+                                            "__vfprintf_chk",
+                                            "__snprintf_chk",
+                                            "__sprintf_chk",
+                                            "__vsnprintf_chk",
+                                            "std::cout",
+                                            "std::cerr",
+                                            "std::clog",
+                                            "std::basic_ostream*",
+                                            "std::ostream::*",
+                                            "std::__ostream_insert*",
+                                            "std::ios_base::Init::*",
+                                            "std::basic_ios*",
+                                            "std::endl*",
+                                            "std::flush*",
+                                            "std::ios_base::*",
+                                            "std::ios_base_library_init",
+                                            "std::__cxx11::basic_string*",
+                                            "std::__cxx11::to_string*",
+                                            "std::to_string*"};
 
 // Host math (the C library's), each as double, float and long double: sqrt, sqrtf, sqrtl.
 std::vector<std::string> math_names() {
-  const char* base[] = {"sqrt",  "cbrt",  "exp",   "exp2",   "expm1",     "log",   "log2",   "log10", "log1p",
-                        "pow",   "sin",   "cos",   "tan",    "asin",      "acos",  "atan",   "atan2", "sinh",
-                        "cosh",  "tanh",  "fabs",  "floor",  "ceil",      "round", "lround", "llround", "trunc",
-                        "fmod",  "fmin",  "fmax",  "frexp",  "ldexp",     "erf",   "erfc",   "tgamma", "lgamma",
-                        "hypot", "nan",   "rint",  "lrint",  "nearbyint", "modf",  "remainder", "copysign", "fma",
+  const char* base[] = {"sqrt",   "cbrt",  "exp",  "exp2",      "expm1",     "log",   "log2",      "log10",    "log1p",
+                        "pow",    "sin",   "cos",  "tan",       "asin",      "acos",  "atan",      "atan2",    "sinh",
+                        "cosh",   "tanh",  "fabs", "floor",     "ceil",      "round", "lround",    "llround",  "trunc",
+                        "fmod",   "fmin",  "fmax", "frexp",     "ldexp",     "erf",   "erfc",      "tgamma",   "lgamma",
+                        "hypot",  "nan",   "rint", "lrint",     "nearbyint", "modf",  "remainder", "copysign", "fma",
                         "scalbn", "ilogb", "logb", "nextafter", "sincos"};
   std::vector<std::string> names;
   for (const char* b : base)
@@ -56,12 +122,28 @@ std::vector<std::string> math_names() {
 // runner refuses any other direction at the call: harness/runner/copy_check.h), streams and
 // events of its own (the runner makes every stream a blocking one, so the harness's timing covers
 // them all), and asking what a pointer is.
-const std::vector<std::string> kDeviceWork = {
-    "cudaMemcpy", "cudaMemcpyAsync", "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
-    "cudaStreamDestroy", "cudaStreamSynchronize", "cudaStreamQuery", "cudaStreamWaitEvent", "cudaEventCreate",
-    "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventSynchronize", "cudaEventQuery", "cudaEventDestroy",
-    "cudaEventElapsedTime", "cudaPointerGetAttributes", "cudaFuncSetCacheConfig", "cudaDeviceSetCacheConfig",
-    "cudaDeviceGetStreamPriorityRange", "cudaFuncSetSharedMemConfig", "cudaDeviceSetSharedMemConfig"};
+const std::vector<std::string> kDeviceWork = {"cudaMemcpy",
+                                              "cudaMemcpyAsync",
+                                              "cudaStreamCreate",
+                                              "cudaStreamCreateWithFlags",
+                                              "cudaStreamCreateWithPriority",
+                                              "cudaStreamDestroy",
+                                              "cudaStreamSynchronize",
+                                              "cudaStreamQuery",
+                                              "cudaStreamWaitEvent",
+                                              "cudaEventCreate",
+                                              "cudaEventCreateWithFlags",
+                                              "cudaEventRecord",
+                                              "cudaEventSynchronize",
+                                              "cudaEventQuery",
+                                              "cudaEventDestroy",
+                                              "cudaEventElapsedTime",
+                                              "cudaPointerGetAttributes",
+                                              "cudaFuncSetCacheConfig",
+                                              "cudaDeviceSetCacheConfig",
+                                              "cudaDeviceGetStreamPriorityRange",
+                                              "cudaFuncSetSharedMemConfig",
+                                              "cudaDeviceSetSharedMemConfig"};
 
 // What CUDALAB_CHECK and CUDALAB_CHECK_LAUNCH call (harness/include/cudalab/launch_check.h).
 const std::vector<std::string> kHarnessHelpers = {"cudalab::check_call", "cudalab::check_launch",
@@ -69,19 +151,27 @@ const std::vector<std::string> kHarnessHelpers = {"cudalab::check_call", "cudala
 
 // What nvcc's code for a `kernel<<<...>>>` launch and the kernel's registration calls.
 const std::vector<std::string> kCudaLaunchMachinery = {
-    "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd", "__cudaUnregisterFatBinary", "__cudaRegisterFunction",
-    "__cudaRegisterVar", "__cudaRegisterManagedVar", "__cudaInitModule", "__cudaPushCallConfiguration",
-    "__cudaPopCallConfiguration", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "__cudaGetKernel",
-    "cudaLaunchKernel", "cudaGetSymbolAddress", "cudaGetSymbolSize"};
+    "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd",  "__cudaUnregisterFatBinary",
+    "__cudaRegisterFunction",  "__cudaRegisterVar",           "__cudaRegisterManagedVar",
+    "__cudaInitModule",        "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
+    "__cudaLaunchKernel",      "__cudaLaunchKernel_ptsz",     "__cudaGetKernel",
+    "cudaLaunchKernel",        "cudaGetSymbolAddress",        "cudaGetSymbolSize"};
 
 // What the CPU backend's headers (harness/runner/emulator/include) make compiled lab code call: the
 // launch, barriers, warp collectives and the built-in variables. The emulator's controls (the
 // schedule, observers, notes) are not on the list.
-const std::vector<std::string> kCpuLaunchMachinery = {
-    "cudalab_cpu::launch_kernel", "cudalab_cpu::block_barrier", "cudalab_cpu::warp_collective",
-    "cudalab_cpu::active_mask",   "cudalab_cpu::kernel_return", "cudalab_cpu::trap",
-    "cudalab_cpu::warp_turn",     "cudalab_cpu::dynamic_smem_base", "threadIdx", "blockIdx",
-    "blockDim",                   "gridDim"};
+const std::vector<std::string> kCpuLaunchMachinery = {"cudalab_cpu::launch_kernel",
+                                                      "cudalab_cpu::block_barrier",
+                                                      "cudalab_cpu::warp_collective",
+                                                      "cudalab_cpu::active_mask",
+                                                      "cudalab_cpu::kernel_return",
+                                                      "cudalab_cpu::trap",
+                                                      "cudalab_cpu::warp_turn",
+                                                      "cudalab_cpu::dynamic_smem_base",
+                                                      "threadIdx",
+                                                      "blockIdx",
+                                                      "blockDim",
+                                                      "gridDim"};
 
 std::vector<std::string> joined(std::initializer_list<const std::vector<std::string>*> lists) {
   std::vector<std::string> all;
@@ -118,8 +208,8 @@ LabContract read_lab_contract(int lab, const std::string& header_path) {
   LabContract contract{lab, header_path, {}, {}};
   std::string line;
   while (std::getline(in, line)) {
-    for (auto [tag, list] : {std::pair{"// cudalab-defines:", &contract.defines},
-                             std::pair{"// cudalab-may-call:", &contract.may_call}}) {
+    for (auto [tag, list] :
+         {std::pair{"// cudalab-defines:", &contract.defines}, std::pair{"// cudalab-may-call:", &contract.may_call}}) {
       size_t at = line.find(tag);
       if (at == std::string::npos) continue;
       std::istringstream words(line.substr(at + std::string(tag).size()));
@@ -127,32 +217,42 @@ LabContract read_lab_contract(int lab, const std::string& header_path) {
     }
   }
   if (contract.defines.empty())
-    throw std::runtime_error(header_path + " has no '// cudalab-defines:' line: the contract names the lab's functions");
+    throw std::runtime_error(header_path +
+                             " has no '// cudalab-defines:' line: the contract names the lab's functions");
   return contract;
 }
 
 const std::vector<std::string>& always_allowed(Backend backend) {
   static const std::vector<std::string> math = math_names();
-  static const std::vector<std::string> cuda =
-      joined({&kLanguageSupport, &kHostMemory, &kPrinting, &math, &kHarnessHelpers, &kCudaLaunchMachinery, &kDeviceWork});
-  static const std::vector<std::string> cpu =
-      joined({&kLanguageSupport, &kHostMemory, &kPrinting, &math, &kHarnessHelpers, &kCpuLaunchMachinery, &kDeviceWork});
+  static const std::vector<std::string> cuda = joined(
+      {&kLanguageSupport, &kHostMemory, &kPrinting, &math, &kHarnessHelpers, &kCudaLaunchMachinery, &kDeviceWork});
+  static const std::vector<std::string> cpu = joined(
+      {&kLanguageSupport, &kHostMemory, &kPrinting, &math, &kHarnessHelpers, &kCpuLaunchMachinery, &kDeviceWork});
   return backend == Backend::cuda ? cuda : cpu;
 }
 
 const std::vector<std::string>& sanitizer_runtime() {
-  static const std::vector<std::string> names = {"__asan_*", "__ubsan_*", "__tsan_*", "__sanitizer_*", "__lsan_*",
-                                                 "__odr_asan_gen_*", "___asan_*", "__start_asan_globals",
-                                                 "__stop_asan_globals"};
+  static const std::vector<std::string> names = {
+      "__asan_*",           "__ubsan_*",        "__tsan_*",  "__sanitizer_*",
+      "__lsan_*",           "__odr_asan_gen_*", "___asan_*", "__start_asan_globals",
+      "__stop_asan_globals"};
   return names;
 }
 
 const std::vector<std::string>& allowed_before_main() {
-  static const std::vector<std::string> own = {
-      "cudalab::note_source_file", "std::ios_base::Init::*", "std::ios_base_library_init", "__stack_chk_fail",
-      "__cxa_atexit", "atexit", "__dso_handle",
-      "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__gxx_personality_v0", "_Unwind_Resume",
-      "_GLOBAL_OFFSET_TABLE_"};
+  static const std::vector<std::string> own = {"cudalab::note_source_file",
+                                               "std::ios_base::Init::*",
+                                               "std::ios_base_library_init",
+                                               "__stack_chk_fail",
+                                               "__cxa_atexit",
+                                               "atexit",
+                                               "__dso_handle",
+                                               "__cxa_guard_acquire",
+                                               "__cxa_guard_release",
+                                               "__cxa_guard_abort",
+                                               "__gxx_personality_v0",
+                                               "_Unwind_Resume",
+                                               "_GLOBAL_OFFSET_TABLE_"};
   static const std::vector<std::string> names = joined({&kCudaLaunchMachinery, &own});
   return names;
 }
@@ -181,13 +281,69 @@ const std::vector<ForbiddenGroup>& forbidden_groups() {
       {{"dlopen", "dlsym", "dlvsym", "dlmopen", "dladdr*", "dlinfo", "dl_iterate_phdr", "dlerror", "dlclose"},
        "it loads or looks up code at run time, code the checks never saw",
        "call only what your file defines and what the lab's header lists"},
-      {{"syscall", "open", "open64", "openat*", "fopen*", "freopen*", "read", "write", "pread*", "pwrite*", "mmap*",
-        "munmap", "mprotect", "mremap", "fork", "vfork", "clone*", "exec*", "system", "popen", "posix_spawn*",
-        "pthread_*", "std::thread::*", "signal", "sigaction", "raise", "kill", "socket", "connect", "send*", "recv*",
-        "ptrace", "prctl", "getenv", "setenv", "unsetenv", "putenv", "ioctl", "fcntl", "dup*", "pipe*", "unlink*",
-        "remove", "rename", "chdir", "chmod", "setjmp", "longjmp", "_setjmp", "__sigsetjmp", "_longjmp",
-        "std::basic_ifstream*", "std::basic_ofstream*", "std::basic_fstream*", "std::basic_filebuf*", "getpid",
-        "usleep", "sleep", "nanosleep", "clock_gettime", "gettimeofday", "time", "std::chrono::*"},
+      {{"syscall",
+        "open",
+        "open64",
+        "openat*",
+        "fopen*",
+        "freopen*",
+        "read",
+        "write",
+        "pread*",
+        "pwrite*",
+        "mmap*",
+        "munmap",
+        "mprotect",
+        "mremap",
+        "fork",
+        "vfork",
+        "clone*",
+        "exec*",
+        "system",
+        "popen",
+        "posix_spawn*",
+        "pthread_*",
+        "std::thread::*",
+        "signal",
+        "sigaction",
+        "raise",
+        "kill",
+        "socket",
+        "connect",
+        "send*",
+        "recv*",
+        "ptrace",
+        "prctl",
+        "getenv",
+        "setenv",
+        "unsetenv",
+        "putenv",
+        "ioctl",
+        "fcntl",
+        "dup*",
+        "pipe*",
+        "unlink*",
+        "remove",
+        "rename",
+        "chdir",
+        "chmod",
+        "setjmp",
+        "longjmp",
+        "_setjmp",
+        "__sigsetjmp",
+        "_longjmp",
+        "std::basic_ifstream*",
+        "std::basic_ofstream*",
+        "std::basic_fstream*",
+        "std::basic_filebuf*",
+        "getpid",
+        "usleep",
+        "sleep",
+        "nanosleep",
+        "clock_gettime",
+        "gettimeofday",
+        "time",
+        "std::chrono::*"},
        "it talks to the operating system (files, processes, threads, signals, clocks): a lab file computes and may "
        "print, nothing more",
        "remove it; print with printf if you need to see a value"},
@@ -199,9 +355,9 @@ const std::vector<ForbiddenGroup>& forbidden_groups() {
 }
 
 const std::vector<std::string>& reserved_scopes() {
-  static const std::vector<std::string> scopes = {"std::",    "__gnu_cxx::", "__cxxabiv1::", "cudalab::",
-                                                  "cudalab_cpu::", "cuda::", "cub::", "thrust::",
-                                                  "boost::",  "nvcuda::",   "__cuda",       "__nv"};
+  static const std::vector<std::string> scopes = {
+      "std::", "__gnu_cxx::", "__cxxabiv1::", "cudalab::", "cudalab_cpu::", "cuda::",
+      "cub::", "thrust::",    "boost::",      "nvcuda::",  "__cuda",        "__nv"};
   return scopes;
 }
 

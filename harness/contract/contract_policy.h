@@ -33,7 +33,7 @@ struct ForbiddenGroup {
 struct LabContract {
   int lab = 0;
   std::string header;
-  std::vector<std::string> defines;   // qualified names the file must define
+  std::vector<std::string> defines;  // qualified names the file must define
   std::vector<std::string> may_call;  // runtime calls this lab allows
 };
 

@@ -43,12 +43,28 @@ std::vector<std::string> users_of(const ElfObject& object, uint32_t index) {
 // ---- Sections ----------------------------------------------------------------------------
 
 bool compiler_section(const ElfSection& s) {
-  static const char* exact[] = {"", ".text", ".data", ".bss", ".rodata", ".init_array", ".nv_fatbin",
-                                ".nvFatBinSegment", "__nv_module_id", ".eh_frame", ".comment", ".note.GNU-stack",
-                                ".note.gnu.property", ".group", ".symtab", ".strtab", ".shstrtab", ".symtab_shndx",
-                                ".tbss", ".tdata"};
-  static const char* prefixes[] = {".text.", ".data.", ".bss.", ".rodata.", ".tbss.", ".tdata.", ".gcc_except_table",
-                                   ".debug_", ".rela", ".nv.", ".nvFatBin"};
+  static const char* exact[] = {"",
+                                ".text",
+                                ".data",
+                                ".bss",
+                                ".rodata",
+                                ".init_array",
+                                ".nv_fatbin",
+                                ".nvFatBinSegment",
+                                "__nv_module_id",
+                                ".eh_frame",
+                                ".comment",
+                                ".note.GNU-stack",
+                                ".note.gnu.property",
+                                ".group",
+                                ".symtab",
+                                ".strtab",
+                                ".shstrtab",
+                                ".symtab_shndx",
+                                ".tbss",
+                                ".tdata"};
+  static const char* prefixes[] = {".text.",  ".data.", ".bss.", ".rodata.", ".tbss.", ".tdata.", ".gcc_except_table",
+                                   ".debug_", ".rela",  ".nv.",  ".nvFatBin"};
   for (const char* e : exact)
     if (s.name == e) return true;
   for (const char* p : prefixes)
@@ -70,7 +86,9 @@ void judge_sections(const ElfObject& object, Build build, std::vector<Breach>& o
     bool code = (s.flags & SHF_EXECINSTR) != 0;
     bool plain_code_home = s.name == ".text" || starts_with(s.name, ".text.");
     if (compiler_section(s) && (!code || plain_code_home) && !(code && (s.flags & SHF_WRITE))) continue;
-    out.push_back({BreachKind::foreign_section, "section " + s.name, {},
+    out.push_back({BreachKind::foreign_section,
+                   "section " + s.name,
+                   {},
                    "your file places code or data in a section of its own (" + s.name +
                        "), which the linker could run or merge beside the harness",
                    "remove the __attribute__((section(...))), #pragma or asm that made it"});
@@ -91,9 +109,22 @@ bool reserved_global_name(const std::string& plain, const LabContract& contract,
 
 // Data the C and C++ libraries define, which a definition in the runner would replace.
 bool reserved_data_name(const std::string& name) {
-  static const char* names[] = {"environ", "stdin", "stdout", "stderr", "optarg", "optind", "opterr", "optopt",
-                                "errno", "program_invocation_name", "program_invocation_short_name", "timezone",
-                                "daylight", "tzname", "signgam", "h_errno"};
+  static const char* names[] = {"environ",
+                                "stdin",
+                                "stdout",
+                                "stderr",
+                                "optarg",
+                                "optind",
+                                "opterr",
+                                "optopt",
+                                "errno",
+                                "program_invocation_name",
+                                "program_invocation_short_name",
+                                "timezone",
+                                "daylight",
+                                "tzname",
+                                "signgam",
+                                "h_errno"};
   for (const char* n : names)
     if (name == n) return true;
   return false;
@@ -107,7 +138,8 @@ void judge_one_definition(const ElfObject& object, uint32_t index, Backend backe
     out.push_back({kind, demangle(s.name), users_of(object, index), std::move(why), std::move(instead)});
   };
   if (s.name.find('@') != std::string::npos || s.type == STT_GNU_IFUNC || s.section == SHN_ABS) {
-    breach(BreachKind::weak_definition, "it is a versioned, ifunc or absolute symbol, which can stand in for a library's",
+    breach(BreachKind::weak_definition,
+           "it is a versioned, ifunc or absolute symbol, which can stand in for a library's",
            "define plain functions only");
     return;
   }
@@ -115,8 +147,10 @@ void judge_one_definition(const ElfObject& object, uint32_t index, Backend backe
   bool weak = s.binding == STB_WEAK || s.binding == STB_GNU_UNIQUE;
   bool compiler_copy = weak && s.section < object.sections.size() && object.sections[s.section].in_comdat_group;
   if (weak && !compiler_copy) {
-    breach(BreachKind::weak_definition, "it is a weak definition, which lets your file stand in for a function of the "
-           "harness or a library", "remove __attribute__((weak)) (or the #pragma weak)");
+    breach(BreachKind::weak_definition,
+           "it is a weak definition, which lets your file stand in for a function of the "
+           "harness or a library",
+           "remove __attribute__((weak)) (or the #pragma weak)");
     return;
   }
   if (compiler_copy) {
@@ -140,11 +174,11 @@ void judge_one_definition(const ElfObject& object, uint32_t index, Backend backe
   // CPU backend's CUDA runtime (cudaMalloc(void**, size_t), ...) and reserved identifiers.
   bool runtime_overload =
       mangled && (starts_with(name, "cuda") || (starts_with(name, "__") && !starts_with(name, "__device_stub__")));
-  if (c_function || library_data || reserved_scope || starts_with(name, "operator new") || starts_with(name, "operator delete") ||
-      runtime_overload || (!mangled && reserved_global_name(name, contract, backend)))
+  if (c_function || library_data || reserved_scope || starts_with(name, "operator new") ||
+      starts_with(name, "operator delete") || runtime_overload ||
+      (!mangled && reserved_global_name(name, contract, backend)))
     breach(BreachKind::defines_reserved_name,
-           "it defines " + name +
-               (c_function ? " with C linkage" : "") +
+           "it defines " + name + (c_function ? " with C linkage" : "") +
                ", a name the C library, the CUDA runtime, the C++ library or the harness already uses; a lab file "
                "defines only its lab functions, its kernels and helpers of its own",
            "rename it (or make it static), and call the real one if that is what you need");
@@ -166,7 +200,9 @@ void judge_lab_functions(const ElfObject& object, const LabContract& contract, s
       return s.defined() && s.binding == STB_GLOBAL && s.type == STT_FUNC && qualified(s) == wanted;
     });
     if (!found)
-      out.push_back({BreachKind::missing_lab_function, wanted, {},
+      out.push_back({BreachKind::missing_lab_function,
+                     wanted,
+                     {},
                      "your file does not define " + wanted + ", the function lab " + std::to_string(contract.lab) +
                          " calls (" + contract.header + ")",
                      "keep the function the stub declares, with the same name, namespace and parameters"});
@@ -191,12 +227,12 @@ void judge_references(const ElfObject& object, Backend backend, const LabContrac
     if (matches_any(always_allowed(backend), s.name, name) || matches_any(contract.may_call, s.name, name)) continue;
     const ForbiddenGroup* group = group_of(s.name, name);
     std::string lab = "lab " + std::to_string(contract.lab);
-    out.push_back({BreachKind::calls_outside_contract, demangle(s.name), users_of(object, i),
-                   group ? group->why
-                         : "it is not on " + lab + "'s list of what a lab file may call (" + contract.header + ")",
-                   group ? group->instead
-                         : "use the calls the header lists; if you need this one for an honest reason, ask your "
-                           "instructor"});
+    out.push_back(
+        {BreachKind::calls_outside_contract, demangle(s.name), users_of(object, i),
+         group ? group->why : "it is not on " + lab + "'s list of what a lab file may call (" + contract.header + ")",
+         group ? group->instead
+               : "use the calls the header lists; if you need this one for an honest reason, ask your "
+                 "instructor"});
   }
 }
 
@@ -217,8 +253,11 @@ void judge_initializers(const ElfObject& object, Build build, std::vector<Breach
   auto reach = [&](std::optional<uint32_t> f, const std::string& from) {
     if (!f) return;
     if (*f == UINT32_MAX) {
-      out.push_back({BreachKind::runs_before_main, "code at no function", {from},
-                     "code of your file runs before the harness starts", "remove the constructor or initializer"});
+      out.push_back({BreachKind::runs_before_main,
+                     "code at no function",
+                     {from},
+                     "code of your file runs before the harness starts",
+                     "remove the constructor or initializer"});
     } else if (seen.insert(*f).second) {
       work.push_back(*f);
     }
@@ -231,7 +270,9 @@ void judge_initializers(const ElfObject& object, Build build, std::vector<Breach
     if (sanitizer_table) continue;
     if (starts_with(name, ".fini_array") || starts_with(name, ".preinit_array") || starts_with(name, ".init_array.") ||
         starts_with(name, ".ctors") || starts_with(name, ".dtors"))
-      out.push_back({BreachKind::runs_before_main, "section " + name, {},
+      out.push_back({BreachKind::runs_before_main,
+                     "section " + name,
+                     {},
                      "your file registers code to run before main or after it (" + name + ")",
                      "do the work inside your lab function instead"});
   }
@@ -244,9 +285,12 @@ void judge_initializers(const ElfObject& object, Build build, std::vector<Breach
       const ElfSymbol& t = object.symbols[r.symbol];
       bool sanitizer_call = build == Build::sanitized && matches_any(sanitizer_runtime(), t.name, t.name);
       if (!t.defined() && !sanitizer_call && !matches_any(allowed_before_main(), t.name, qualified(t)))
-        out.push_back({BreachKind::runs_before_main, demangle(t.name), {qualified(fn)},
+        out.push_back({BreachKind::runs_before_main,
+                       demangle(t.name),
+                       {qualified(fn)},
                        "a global of your file is initialised by code that runs before the harness starts, and that "
-                       "code calls " + qualified(t),
+                       "code calls " +
+                           qualified(t),
                        "initialise it inside your lab function instead"});
       reach(code_target(object, r), qualified(fn));
     }

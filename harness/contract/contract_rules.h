@@ -21,21 +21,21 @@ namespace cudalab::contract {
 
 enum class BreachKind {
   defines_reserved_name,  // a name of libc, the CUDA runtime, the C++ library or the harness
-  weak_definition,        // __attribute__((weak)), ifunc, .symver, an absolute symbol
-  calls_outside_contract, // a reference the lab's list does not allow
-  runs_before_main,       // a static initializer doing more than the compiler's own
-  foreign_section,        // a section no compiler writes for plain code
-  missing_lab_function,   // the lab's function is not defined
+  weak_definition,  // __attribute__((weak)), ifunc, .symver, an absolute symbol
+  calls_outside_contract,  // a reference the lab's list does not allow
+  runs_before_main,  // a static initializer doing more than the compiler's own
+  foreign_section,  // a section no compiler writes for plain code
+  missing_lab_function,  // the lab's function is not defined
   system_call_instruction,  // host code with a syscall / sysenter / int $0x80 instruction (machine_code.h)
-  race_detector_opt_out,    // race build: a function touching memory without the detector's hooks
+  race_detector_opt_out,  // race build: a function touching memory without the detector's hooks
 };
 
 const char* breach_kind_name(BreachKind kind);  // "calls_outside_contract"
 
 struct Breach {
   BreachKind kind;
-  std::string symbol;                 // demangled, for people
-  std::vector<std::string> used_in;   // the file's functions that reference it
+  std::string symbol;  // demangled, for people
+  std::vector<std::string> used_in;  // the file's functions that reference it
   std::string why;
   std::string instead;
 };

@@ -12,7 +12,9 @@
 namespace cudalab::contract {
 
 bool ElfSymbol::defined() const { return section != SHN_UNDEF; }
-bool ElfSymbol::global_or_weak() const { return binding == STB_GLOBAL || binding == STB_WEAK || binding == STB_GNU_UNIQUE; }
+bool ElfSymbol::global_or_weak() const {
+  return binding == STB_GLOBAL || binding == STB_WEAK || binding == STB_GNU_UNIQUE;
+}
 
 int64_t ElfRelocation::target_offset() const {
   bool pc_relative = type == R_X86_64_PC32 || type == R_X86_64_PLT32 || type == R_X86_64_GOTPCREL ||
@@ -62,7 +64,8 @@ ElfObject ElfObject::read(const std::string& path) {
   if (header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shnum == 0) throw ElfError(path + ": no section table");
 
   std::vector<Elf64_Shdr> raw;
-  for (unsigned i = 0; i < header.e_shnum; ++i) raw.push_back(at<Elf64_Shdr>(bytes, header.e_shoff + i * sizeof(Elf64_Shdr)));
+  for (unsigned i = 0; i < header.e_shnum; ++i)
+    raw.push_back(at<Elf64_Shdr>(bytes, header.e_shoff + i * sizeof(Elf64_Shdr)));
   if (header.e_shstrndx >= raw.size()) throw ElfError(path + ": no section names");
 
   ElfObject object;
@@ -99,7 +102,8 @@ ElfObject ElfObject::read(const std::string& path) {
 std::optional<uint32_t> ElfObject::function_at(uint16_t section, uint64_t offset) const {
   for (uint32_t i = 0; i < symbols.size(); ++i) {
     const auto& s = symbols[i];
-    if (s.type == STT_FUNC && s.section == section && offset >= s.value && offset < s.value + std::max<uint64_t>(s.size, 1))
+    if (s.type == STT_FUNC && s.section == section && offset >= s.value &&
+        offset < s.value + std::max<uint64_t>(s.size, 1))
       return i;
   }
   return std::nullopt;

@@ -10,8 +10,8 @@ namespace {
 
 // One function's code, as objdump lists it.
 struct FunctionCode {
-  std::string name;                   // as the symbol table has it (mangled)
-  std::vector<std::string> lines;     // "mnemonic operands [relocation]"
+  std::string name;  // as the symbol table has it (mangled)
+  std::vector<std::string> lines;  // "mnemonic operands [relocation]"
 };
 
 std::string shell_quoted(const std::string& s) {
@@ -36,8 +36,10 @@ std::vector<FunctionCode> disassemble(const std::string& object_path) {
     if (!line.empty() && line.back() == '\n') line.pop_back();
     all += line + "\n";
     std::smatch m;
-    if (std::regex_match(line, m, header)) functions.push_back({m[1].str(), {}});
-    else if (!functions.empty() && std::regex_match(line, m, instruction)) functions.back().lines.push_back(m[1].str());
+    if (std::regex_match(line, m, header))
+      functions.push_back({m[1].str(), {}});
+    else if (!functions.empty() && std::regex_match(line, m, instruction))
+      functions.back().lines.push_back(m[1].str());
   }
   const int status = pclose(p);
   if (status != 0) throw std::runtime_error("objdump could not read the object: " + all.substr(0, 300));
@@ -89,13 +91,17 @@ void judge_machine_code(const std::string& object_path, Build build, std::vector
       touches |= touches_memory(l);
     }
     if (system_call)
-      out.push_back({BreachKind::system_call_instruction, "a system-call instruction", {shown},
+      out.push_back({BreachKind::system_call_instruction,
+                     "a system-call instruction",
+                     {shown},
                      "your host code makes a system call itself (a syscall, sysenter or int $0x80 instruction, from "
                      "inline assembly): a lab file computes and prints, and the kernel runner refuses any system call "
                      "of its code",
                      "remove the assembly; print with printf if you need to see a value"});
     if (race_build && !hooked && touches && !compiler_function(f.name))
-      out.push_back({BreachKind::race_detector_opt_out, shown, {shown},
+      out.push_back({BreachKind::race_detector_opt_out,
+                     shown,
+                     {shown},
                      "this function touches memory but the race detector cannot see it: it opts out of "
                      "-fsanitize=thread (an attribute such as no_sanitize(\"thread\") or no_sanitize_thread, or "
                      "assembly). Every access of a lab's code is checked for races",

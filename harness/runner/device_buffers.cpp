@@ -61,17 +61,12 @@ void DeviceBuffers::prepare(const wire::CallRequest& q, const uint8_t* shm, bool
     const auto& b = q.buffers[i];
     uint8_t* p = static_cast<uint8_t*>(ptrs_[i]);
     switch (b.fill.kind) {
-      case wire::FillKind::Poison:
-        require(__real_cudaMemset(p, 0xFF, data_bytes(b)), "poisoning " + b.name);
-        break;
+      case wire::FillKind::Poison: require(__real_cudaMemset(p, 0xFF, data_bytes(b)), "poisoning " + b.name); break;
       case wire::FillKind::Data:
         require(__real_cudaMemcpy(p, shm + b.slot_offset, data_bytes(b), cudaMemcpyHostToDevice), "copying " + b.name);
         break;
-      case wire::FillKind::Random:
-        fill_random(p, b);
-        break;
-      case wire::FillKind::Device:
-        break;  // the checker made the values where they are
+      case wire::FillKind::Random: fill_random(p, b); break;
+      case wire::FillKind::Device: break;  // the checker made the values where they are
     }
     write_guards(p + data_bytes(b), b.guard_salt);
   }

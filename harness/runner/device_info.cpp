@@ -15,7 +15,9 @@ const char* backend_name() {
 #endif
 }
 
-[[maybe_unused]] static std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+[[maybe_unused]] static std::string version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
 
 wire::DeviceInfo query_device() {
   wire::DeviceInfo d;

@@ -26,7 +26,8 @@ struct Install {
 
 bool launch_record_self_test() {
   launch_record_start();
-  cudalab_cpu::launch(__FILE__, __LINE__, "self_test", [](int) {}, dim3(1), dim3(1), 0, nullptr)(0);
+  cudalab_cpu::launch(
+      __FILE__, __LINE__, "self_test", [](int) {}, dim3(1), dim3(1), 0, nullptr)(0);
   launch_record_stop();
   uint64_t total = 0;
   launch_record_take(total);

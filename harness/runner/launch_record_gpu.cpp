@@ -81,7 +81,8 @@ cudaError_t __cudaGetKernel(cudaKernel_t* handle, const void* func) {
 }
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b, void** args, size_t shared, cudaStream_t s) {
-  static auto real = next<cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t)>("__cudaLaunchKernel");
+  static auto real =
+      next<cudaError_t (*)(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t)>("__cudaLaunchKernel");
   record(static_cast<const void*>(k), g, b, shared);
   return real(k, g, b, args, shared, s);
 }

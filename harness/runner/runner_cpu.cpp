@@ -39,12 +39,16 @@ void write_guards(void* at, uint64_t salt) {
 void gather_elements(const void* p, size_t elem_bytes, const std::vector<uint64_t>& indices, void* out) {
   const uint8_t* from = static_cast<const uint8_t*>(p);
   uint8_t* to = static_cast<uint8_t*>(out);
-  for (size_t s = 0; s < indices.size(); ++s) std::memcpy(to + s * elem_bytes, from + indices[s] * elem_bytes, elem_bytes);
+  for (size_t s = 0; s < indices.size(); ++s)
+    std::memcpy(to + s * elem_bytes, from + indices[s] * elem_bytes, elem_bytes);
 }
 
 namespace {
 std::string ordinal(size_t i) {
-  const char* suffix = i % 10 == 1 && i % 100 != 11 ? "st" : i % 10 == 2 && i % 100 != 12 ? "nd" : i % 10 == 3 && i % 100 != 13 ? "rd" : "th";
+  const char* suffix = i % 10 == 1 && i % 100 != 11   ? "st"
+                       : i % 10 == 2 && i % 100 != 12 ? "nd"
+                       : i % 10 == 3 && i % 100 != 13 ? "rd"
+                                                      : "th";
   return std::to_string(i) + suffix;
 }
 }  // namespace
@@ -58,13 +62,14 @@ void run_lab_host_code(const wire::CallRequest& q, const EntryArgs& args, const 
     if (!control::set_schedule(schedule.c_str())) throw BadRequest("'" + schedule + "' is not a schedule");
     control::seal_schedule();
   } else if (!control::schedule_is(schedule.c_str())) {
-    throw BadRequest("this runner runs threads in the schedule '" + std::string(control::schedule_name()) +
-                     "', not '" + schedule + "' (was it set before the harness set it?)");
+    throw BadRequest("this runner runs threads in the schedule '" + std::string(control::schedule_name()) + "', not '" +
+                     schedule + "' (was it set before the harness set it?)");
   }
   // How a fault names each buffer: the checker's name, and which argument it is.
   for (size_t i = 0; i < args.buffers.size() && i < q.buffers.size(); ++i) {
     std::string name = q.buffers[i].name;
-    if (name.rfind("d_", 0) != 0) name += ", the " + ordinal(i + 1) + " pointer argument of " + entry_signature().function;
+    if (name.rfind("d_", 0) != 0)
+      name += ", the " + ordinal(i + 1) + " pointer argument of " + entry_signature().function;
     control::name_device_allocation(args.buffers[i], name);
   }
   const std::string fault = control::run_host_code([](void* f) { (*static_cast<const std::function<void()>*>(f))(); },

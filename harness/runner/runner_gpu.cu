@@ -20,7 +20,8 @@ namespace {
 __global__ void self_test_kernel() {}
 
 __global__ void guards_kernel(uint8_t* at, uint64_t salt) {
-  for (uint64_t g = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; g < wire::kGuardElements; g += gridDim.x * blockDim.x) {
+  for (uint64_t g = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; g < wire::kGuardElements;
+       g += gridDim.x * blockDim.x) {
     const uint32_t word = wire::guard_word(salt, g);
     for (unsigned k = 0; k < 4; ++k) at[4 * g + k] = uint8_t(word >> (8 * k));  // little-endian, as the host's
   }
@@ -67,12 +68,14 @@ void gather_elements(const void* p, size_t elem_bytes, const std::vector<uint64_
   const size_t index_bytes = indices.size() * sizeof(uint64_t), value_bytes = indices.size() * elem_bytes;
   uint8_t* scratch = static_cast<uint8_t*>(gather_scratch(index_bytes + value_bytes));
   uint64_t* device_indices = reinterpret_cast<uint64_t*>(scratch);
-  require(__real_cudaMemcpy(device_indices, indices.data(), index_bytes, cudaMemcpyHostToDevice), "copying the drawn indices");
+  require(__real_cudaMemcpy(device_indices, indices.data(), index_bytes, cudaMemcpyHostToDevice),
+          "copying the drawn indices");
   const unsigned blocks = unsigned(std::min<size_t>((indices.size() + 255) / 256, 1024));
   gather_kernel<<<blocks, 256>>>(static_cast<const uint8_t*>(p), elem_bytes, device_indices, indices.size(),
                                  scratch + index_bytes);
   require(cudaGetLastError(), "gathering sampled elements");
-  require(__real_cudaMemcpy(out, scratch + index_bytes, value_bytes, cudaMemcpyDeviceToHost), "copying sampled elements back");
+  require(__real_cudaMemcpy(out, scratch + index_bytes, value_bytes, cudaMemcpyDeviceToHost),
+          "copying sampled elements back");
 }
 
 void fill_random(void* p, const wire::BufferSpec& b) { wire::fill_on_device(p, b); }

@@ -48,7 +48,8 @@ struct SharedMemory {
   size_t bytes = 0;
   SharedMemory(int fd, uint64_t want) {
     struct stat st {};
-    if (fd < 0 || fstat(fd, &st) != 0 || uint64_t(st.st_size) < want) throw wire::ProtocolError("no shared memory came with the request");
+    if (fd < 0 || fstat(fd, &st) != 0 || uint64_t(st.st_size) < want)
+      throw wire::ProtocolError("no shared memory came with the request");
     bytes = size_t(want);
     if (bytes) {
       // Mapped whole at once (MAP_POPULATE): a check's inputs fill it (the checker wrote them), and
@@ -402,7 +403,8 @@ void lock_down(bool asked_off) {
   guard.ranges = guarded.ranges;
 #endif
   const std::string why = lock_down_system_calls(guard);
-  if (!why.empty()) std::fprintf(stderr, "cudalab: the kernel runner could not limit its system calls (%s)\n", why.c_str());
+  if (!why.empty())
+    std::fprintf(stderr, "cudalab: the kernel runner could not limit its system calls (%s)\n", why.c_str());
 }
 
 int serve(bool filter_off) {

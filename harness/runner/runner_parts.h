@@ -7,9 +7,9 @@
 
 namespace cudalab::run {
 
-const char* backend_name();        // "cuda" or "cpu"
-wire::DeviceInfo query_device();   // device_info.cpp
-unsigned host_thread_count();      // threads of this process now (runner_main.cpp)
+const char* backend_name();  // "cuda" or "cpu"
+wire::DeviceInfo query_device();  // device_info.cpp
+unsigned host_thread_count();  // threads of this process now (runner_main.cpp)
 // Runs body, the call of the lab's host function for request q. On the CPU backend
 // (runner_cpu.cpp) under the schedule q names (sealed: the lab's code cannot change it), with
 // device memory closed to host code: a host access to it fails the call as an illegal address

@@ -37,23 +37,75 @@ namespace {
 // std::thread. What a lab may do is compute and print; anything else is refused.
 const int kAllowed[] = {
     // memory (mmap, mprotect, munmap, madvise, mremap: below, by their arguments)
-    SYS_brk, SYS_membarrier,
+    SYS_brk,
+    SYS_membarrier,
     // descriptors the process already holds: the checker's socket, stdout and stderr, the
     // driver's devices (ioctl), the request's shared memory
-    SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64, SYS_lseek, SYS_close, SYS_fstat,
-    SYS_newfstatat, SYS_ioctl, SYS_getdents64, SYS_sendmsg, SYS_recvmsg, SYS_sendto, SYS_recvfrom, SYS_poll,
-    SYS_ppoll, SYS_select, SYS_pselect6, SYS_epoll_wait, SYS_epoll_pwait, SYS_shutdown,
+    SYS_read,
+    SYS_write,
+    SYS_readv,
+    SYS_writev,
+    SYS_pread64,
+    SYS_pwrite64,
+    SYS_lseek,
+    SYS_close,
+    SYS_fstat,
+    SYS_newfstatat,
+    SYS_ioctl,
+    SYS_getdents64,
+    SYS_sendmsg,
+    SYS_recvmsg,
+    SYS_sendto,
+    SYS_recvfrom,
+    SYS_poll,
+    SYS_ppoll,
+    SYS_select,
+    SYS_pselect6,
+    SYS_epoll_wait,
+    SYS_epoll_pwait,
+    SYS_shutdown,
     // threads and waiting
-    SYS_futex, SYS_set_robust_list, SYS_rseq, SYS_sched_yield, SYS_sched_getaffinity, SYS_nanosleep,
-    SYS_clock_nanosleep, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday, SYS_exit,
+    SYS_futex,
+    SYS_set_robust_list,
+    SYS_rseq,
+    SYS_sched_yield,
+    SYS_sched_getaffinity,
+    SYS_nanosleep,
+    SYS_clock_nanosleep,
+    SYS_clock_gettime,
+    SYS_clock_getres,
+    SYS_gettimeofday,
+    SYS_exit,
     // signals of its own
-    SYS_rt_sigprocmask, SYS_rt_sigreturn, SYS_sigaltstack,
+    SYS_rt_sigprocmask,
+    SYS_rt_sigreturn,
+    SYS_sigaltstack,
     // questions with harmless answers
-    SYS_getpid, SYS_gettid, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid, SYS_getrandom, SYS_uname,
-    SYS_sysinfo, SYS_getrlimit, SYS_getrusage, SYS_times, SYS_getcpu, SYS_sched_getparam, SYS_sched_getscheduler,
+    SYS_getpid,
+    SYS_gettid,
+    SYS_getuid,
+    SYS_geteuid,
+    SYS_getgid,
+    SYS_getegid,
+    SYS_getrandom,
+    SYS_uname,
+    SYS_sysinfo,
+    SYS_getrlimit,
+    SYS_getrusage,
+    SYS_times,
+    SYS_getcpu,
+    SYS_sched_getparam,
+    SYS_sched_getscheduler,
     // what a runtime may do on its own later (not seen in the measurements; harmless to the line):
     // descriptors that reach nothing outside (eventfd, pipe), its own pages' placement and locking
-    SYS_eventfd2, SYS_pipe2, SYS_get_mempolicy, SYS_set_mempolicy, SYS_mbind, SYS_mlock, SYS_munlock, SYS_mincore,
+    SYS_eventfd2,
+    SYS_pipe2,
+    SYS_get_mempolicy,
+    SYS_set_mempolicy,
+    SYS_mbind,
+    SYS_mlock,
+    SYS_munlock,
+    SYS_mincore,
     SYS_exit_group,
 };
 
@@ -102,18 +154,18 @@ void conditional(Program& p, int nr, Body body) {
 // if (lo <= argument i < hi), all 64 bits, return action. (BPF compares 32 bits, unsigned.)
 void if_arg_in_range_return(Program& b, int i, uint64_t lo, uint64_t hi, uint32_t action) {
   const auto lo_hi = uint32_t(lo >> 32), lo_lo = uint32_t(lo), hi_hi = uint32_t(hi >> 32), hi_lo = uint32_t(hi);
-  b.load_arg_high(i);                                          // 0
+  b.load_arg_high(i);  // 0
   b.code.push_back(jump(BPF_JMP | BPF_JGT | BPF_K, lo_hi, 3, 0));  // 1: above lo's high word: to 5
   b.code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, lo_hi, 0, 8));  // 2: below it: out (11)
-  b.load_arg_low(i);                                           // 3
+  b.load_arg_low(i);  // 3
   b.code.push_back(jump(BPF_JMP | BPF_JGE | BPF_K, lo_lo, 0, 6));  // 4: below lo: out
-  b.load_arg_high(i);                                          // 5
+  b.load_arg_high(i);  // 5
   b.code.push_back(jump(BPF_JMP | BPF_JGT | BPF_K, hi_hi, 4, 0));  // 6: above hi's high word: out
   b.code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, hi_hi, 0, 2));  // 7: below it: in (10)
-  b.load_arg_low(i);                                           // 8
+  b.load_arg_low(i);  // 8
   b.code.push_back(jump(BPF_JMP | BPF_JGE | BPF_K, hi_lo, 1, 0));  // 9: at or past hi: out
-  b.ret(action);                                               // 10
-}                                                              // 11: out
+  b.ret(action);  // 10
+}  // 11: out
 
 // Whether argument i, all 64 bits, equals v: admits when it does.
 void allow_if_arg_is(Program& b, int i, uint64_t v) {
@@ -134,7 +186,8 @@ void memory_call(Program& p, int nr, const MemoryGuard& guard, Usual usual) {
       Program checks;  // not from the site: the guarded ranges first
       constexpr uint64_t k4GiB = uint64_t(1) << 32;
       // (mremap's new address, argument 4, is read only with MREMAP_FIXED, refused below.)
-      for (const auto& [lo, hi] : guard.ranges) if_arg_in_range_return(checks, 0, lo > k4GiB ? lo - k4GiB : 0, hi, kRefuse);
+      for (const auto& [lo, hi] : guard.ranges)
+        if_arg_in_range_return(checks, 0, lo > k4GiB ? lo - k4GiB : 0, hi, kRefuse);
       if (nr == SYS_mprotect) {
         checks.load_arg_high(1);
         checks.code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
@@ -242,7 +295,8 @@ size_t put_text(char* to, size_t at, const char* s) {
 size_t put_number(char* to, size_t at, unsigned v) {
   char digits[12];
   int n = 0;
-  do digits[n++] = char('0' + v % 10); while ((v /= 10) && n < 11);
+  do digits[n++] = char('0' + v % 10);
+  while ((v /= 10) && n < 11);
   while (n) to[at++] = digits[--n];
   return at;
 }
@@ -280,7 +334,7 @@ void on_refused(int, siginfo_t* info, void* context) {
   n = put_text(line, n, " (a lab file may compute and print, nothing more)\n");
   (void)!write(2, line, n);
   syscall(SYS_getppid);  // refused too: SIGSYS, now with its default action
-  _exit(128 + SIGSYS);   // not reached
+  _exit(128 + SIGSYS);  // not reached
 }
 
 }  // namespace
@@ -301,7 +355,9 @@ std::string lock_down_system_calls(const MemoryGuard& guard) {
 
 #else
 
-std::string lock_down_system_calls(const MemoryGuard&) { return "the system-call filter is written for Linux on x86-64"; }
+std::string lock_down_system_calls(const MemoryGuard&) {
+  return "the system-call filter is written for Linux on x86-64";
+}
 
 #endif
 

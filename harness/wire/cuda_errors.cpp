@@ -18,10 +18,8 @@ bool is_sticky(cudaError_t e) {
     case cudaErrorHardwareStackError:
     case cudaErrorAssert:
     case cudaErrorLaunchTimeout:
-    case cudaErrorECCUncorrectable:
-      return true;
-    default:
-      return false;
+    case cudaErrorECCUncorrectable: return true;
+    default: return false;
   }
 }
 
@@ -39,7 +37,8 @@ bool sync_after_launch() { return g_sync_after_launch; }
 
 void check_call(cudaError_t status, const char* call, const char* file, int line) {
   if (status != cudaSuccess) {
-    CudaFailure f(status, std::string(call) + " at " + file + ":" + std::to_string(line) + " failed: " + describe(status),
+    CudaFailure f(status,
+                  std::string(call) + " at " + file + ":" + std::to_string(line) + " failed: " + describe(status),
                   CudaFailure::Where::CudaCall);
     f.call = call ? call : "";
     f.file = file ? file : "";
@@ -54,8 +53,9 @@ void check_launch(const char* kernel, const char* file, int line) {
   if (e != cudaSuccess) {
     std::string hint;
     if (e == cudaErrorInvalidConfiguration)
-      hint = " (a block holds at most 1024 threads, the grid needs at least one block, gridDim.y and "
-             "gridDim.z may be at most 65,535, and a block may not ask for more shared memory than the GPU has)";
+      hint =
+          " (a block holds at most 1024 threads, the grid needs at least one block, gridDim.y and "
+          "gridDim.z may be at most 65,535, and a block may not ask for more shared memory than the GPU has)";
     CudaFailure f(e, std::string("launching ") + kernel + " at " + at + " failed: " + describe(e) + hint,
                   CudaFailure::Where::Launch);
     f.kernel = kernel ? kernel : "";
@@ -79,8 +79,9 @@ void finish_lab_call(const char* function) {
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess)
-    throw CudaFailure(e, std::string(function) + " failed: " + describe(e) +
-                             " (add CUDALAB_CHECK_LAUNCH(\"name\") after each launch to find which kernel)",
+    throw CudaFailure(e,
+                      std::string(function) + " failed: " + describe(e) +
+                          " (add CUDALAB_CHECK_LAUNCH(\"name\") after each launch to find which kernel)",
                       CudaFailure::Where::LabCall);
 }
 

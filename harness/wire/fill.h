@@ -60,9 +60,12 @@ inline Fill uniform_fill(uint64_t seed, uint64_t stream, float lo, float hi) {
 // range. The one conversion of both sides (ElemType names the same four types).
 template <class T>
 T fill_value(const Fill& f, uint64_t key, uint64_t i, uint64_t count) {
-  if constexpr (std::is_same_v<T, float>) return random_value(f, key, i, count);
-  else if constexpr (std::is_same_v<T, uint8_t>) return random_byte(f, key, i, count);
-  else if constexpr (std::is_same_v<T, int32_t>) return int32_t(held_integer(random_value(f, key, i, count), 0x7FFFFFFFu));
+  if constexpr (std::is_same_v<T, float>)
+    return random_value(f, key, i, count);
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return random_byte(f, key, i, count);
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return int32_t(held_integer(random_value(f, key, i, count), 0x7FFFFFFFu));
   else {
     static_assert(std::is_same_v<T, uint32_t>, "a fill makes float, uint8_t, int32_t or uint32_t elements");
     return held_integer(random_value(f, key, i, count), 0xFFFFFFFFu);

@@ -31,7 +31,8 @@ __global__ void fill_kernel(void* p, ElemType type, Fill f, uint64_t key, uint64
 __global__ void fill_bytes_kernel(uint8_t* p, Fill f, uint64_t key, uint64_t n) {
   const uint64_t groups = (n + 3) / 4;
   const bool words = (reinterpret_cast<uintptr_t>(p) & 3) == 0;
-  for (uint64_t g = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; g < groups; g += uint64_t(gridDim.x) * blockDim.x) {
+  for (uint64_t g = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; g < groups;
+       g += uint64_t(gridDim.x) * blockDim.x) {
     const uint64_t bits = mix64(key + g), first = 4 * g;
     if (words && first + 4 <= n) {
       uint32_t word = 0;

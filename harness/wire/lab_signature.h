@@ -19,7 +19,7 @@ struct BufferParam {
 
 struct LabSignature {
   int lab;
-  const char* function;                  // "lab3::multilevel_sum"
+  const char* function;  // "lab3::multilevel_sum"
   std::span<const BufferParam> buffers;  // in the function's order
   std::span<const char* const> scalars;  // their names, in the function's order
 };
@@ -31,10 +31,14 @@ constexpr ElemType elem_type_of() {
   static_assert(std::is_same_v<U, float> || std::is_same_v<U, unsigned> || std::is_same_v<U, int> ||
                     std::is_same_v<U, unsigned char>,
                 "a lab's buffers hold float, unsigned, int or unsigned char");
-  if constexpr (std::is_same_v<U, float>) return ElemType::F32;
-  else if constexpr (std::is_same_v<U, unsigned>) return ElemType::U32;
-  else if constexpr (std::is_same_v<U, int>) return ElemType::I32;
-  else return ElemType::U8;
+  if constexpr (std::is_same_v<U, float>)
+    return ElemType::F32;
+  else if constexpr (std::is_same_v<U, unsigned>)
+    return ElemType::U32;
+  else if constexpr (std::is_same_v<U, int>)
+    return ElemType::I32;
+  else
+    return ElemType::U8;
 }
 
 }  // namespace cudalab::wire

@@ -43,12 +43,36 @@ void Reader::raw(void* p, size_t n) {
   std::memcpy(p, s_.data() + pos_, n);
   pos_ += n;
 }
-uint8_t Reader::u8() { uint8_t v; raw(&v, 1); return v; }
-uint32_t Reader::u32() { uint32_t v; raw(&v, 4); return v; }
-uint64_t Reader::u64() { uint64_t v; raw(&v, 8); return v; }
-int64_t Reader::i64() { int64_t v; raw(&v, 8); return v; }
-float Reader::f32() { float v; raw(&v, 4); return v; }
-double Reader::f64() { double v; raw(&v, 8); return v; }
+uint8_t Reader::u8() {
+  uint8_t v;
+  raw(&v, 1);
+  return v;
+}
+uint32_t Reader::u32() {
+  uint32_t v;
+  raw(&v, 4);
+  return v;
+}
+uint64_t Reader::u64() {
+  uint64_t v;
+  raw(&v, 8);
+  return v;
+}
+int64_t Reader::i64() {
+  int64_t v;
+  raw(&v, 8);
+  return v;
+}
+float Reader::f32() {
+  float v;
+  raw(&v, 4);
+  return v;
+}
+double Reader::f64() {
+  double v;
+  raw(&v, 8);
+  return v;
+}
 
 std::string Reader::str(size_t max_len) {
   uint32_t n = u32();
@@ -177,7 +201,8 @@ CallRequest decode_request(Reader& r) {
     b.device_offset = r.u64();
     // Only a poisoned output can be sampled: an input's slot carries all of it, and a slot
     // holds no more elements than the buffer has.
-    if (b.samples && (b.samples > kMaxSamples || b.samples > b.count || !b.return_data || b.fill.kind != FillKind::Poison))
+    if (b.samples &&
+        (b.samples > kMaxSamples || b.samples > b.count || !b.return_data || b.fill.kind != FillKind::Poison))
       throw ProtocolError("a sampled buffer that cannot be sampled");
     q.buffers.push_back(std::move(b));
   }
@@ -402,7 +427,8 @@ bool receive_frame(int sock, Frame& out, int timeout_ms) {
   uint64_t len;
   std::memcpy(&t, header, 4);
   std::memcpy(&len, header + 4, 8);
-  if (t < uint32_t(MessageType::Hello) || t > uint32_t(MessageType::DeviceInputs)) throw ProtocolError("an unknown message type");
+  if (t < uint32_t(MessageType::Hello) || t > uint32_t(MessageType::DeviceInputs))
+    throw ProtocolError("an unknown message type");
   if (len > kMaxFramePayload) throw ProtocolError("a message longer than any the protocol sends");
   out.type = MessageType(t);
   out.payload.assign(size_t(len), '\0');

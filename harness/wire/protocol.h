@@ -36,13 +36,14 @@
 
 namespace cudalab::wire {
 
-constexpr uint32_t kVersion = 6;  // 3: sampled outputs in timed batches (HandBack); 4: byte fills hash once per 4 bytes;
-                                  // 5: SyscallRefused, checks' inputs made by the checker (never a seed);
-                                  // 6: DeviceInputs (large inputs made on the checker's GPU, mapped by the runner)
-constexpr int kRunnerFd = 3;                       // the runner's end of the socket
-constexpr size_t kGuardElements = 4096;            // guard words after every buffer
-constexpr uint64_t kMaxFramePayload = 16u << 20;   // a frame never carries arrays
-constexpr size_t kMaxLaunchesRecorded = 4096;      // more are counted, not listed
+constexpr uint32_t kVersion =
+    6;  // 3: sampled outputs in timed batches (HandBack); 4: byte fills hash once per 4 bytes;
+// 5: SyscallRefused, checks' inputs made by the checker (never a seed);
+// 6: DeviceInputs (large inputs made on the checker's GPU, mapped by the runner)
+constexpr int kRunnerFd = 3;  // the runner's end of the socket
+constexpr size_t kGuardElements = 4096;  // guard words after every buffer
+constexpr uint64_t kMaxFramePayload = 16u << 20;  // a frame never carries arrays
+constexpr size_t kMaxLaunchesRecorded = 4096;  // more are counted, not listed
 
 enum class MessageType : uint32_t {
   Hello = 1,
@@ -88,13 +89,13 @@ struct Fill {
 };
 
 struct BufferSpec {
-  std::string name;        // "d_scratch": how reports name it
+  std::string name;  // "d_scratch": how reports name it
   ElemType type = ElemType::F32;
-  uint64_t count = 0;      // elements, without the guards
+  uint64_t count = 0;  // elements, without the guards
   Fill fill;
-  bool return_data = true; // copy the elements back (guards always come back)
-  uint64_t guard_salt = 0; // guard word i is guard_word(guard_salt, i)
-  uint64_t slot_offset = 0;// where this buffer's slot starts in the shared memory
+  bool return_data = true;  // copy the elements back (guards always come back)
+  uint64_t guard_salt = 0;  // guard word i is guard_word(guard_salt, i)
+  uint64_t slot_offset = 0;  // where this buffer's slot starts in the shared memory
   // Timed batches only: a poisoned output of which only this many elements come back, drawn by
   // the checker after the batch ran (HandBack), so that a 400 MB output checked on 4,096
   // elements moves 16 KiB, not 400 MB. 0: the whole output (every Call, and small outputs).
@@ -119,12 +120,12 @@ CUDALAB_HOST_DEVICE inline uint32_t guard_word(uint64_t salt, uint64_t i) {
 }
 
 struct CallRequest {
-  uint32_t lab = 0;                // the runner refuses a call for another lab
-  std::vector<BufferSpec> buffers; // in the order the lab's entry point takes them
-  std::vector<int64_t> scalars;    // sizes and such, in the entry point's order
-  uint64_t shm_bytes = 0;          // size of the shared memory sent with the call
-  bool sync_after_launch = true;   // CUDALAB_CHECK_LAUNCH waits for each kernel (checks)
-  bool flush_l2 = false;           // timed repetitions: evict the L2 before the call
+  uint32_t lab = 0;  // the runner refuses a call for another lab
+  std::vector<BufferSpec> buffers;  // in the order the lab's entry point takes them
+  std::vector<int64_t> scalars;  // sizes and such, in the entry point's order
+  uint64_t shm_bytes = 0;  // size of the shared memory sent with the call
+  bool sync_after_launch = true;  // CUDALAB_CHECK_LAUNCH waits for each kernel (checks)
+  bool flush_l2 = false;  // timed repetitions: evict the L2 before the call
   // CPU backend: the order threads and blocks run in ("in-order", "reverse", "random:SEED"; ""
   // is in-order). The runner sets it before the lab's code runs, and a runner keeps its first
   // request's: the checker starts another runner for another schedule.
@@ -132,64 +133,64 @@ struct CallRequest {
 };
 
 struct Launch {
-  std::string kernel;              // as the runner could name it
+  std::string kernel;  // as the runner could name it
   uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
-  uint64_t shared_bytes = 0;       // dynamic shared memory asked for
+  uint64_t shared_bytes = 0;  // dynamic shared memory asked for
 };
 
 enum class Outcome : uint8_t {
   Ok = 0,
   CudaError = 1,  // a CUDA call or kernel failed (message says which; context_lost if sticky)
   Exception = 2,  // the lab's code threw
-  BadRequest = 3, // the runner could not do what was asked (out of memory, say)
+  BadRequest = 3,  // the runner could not do what was asked (out of memory, say)
 };
 
 // What failed, as data the checker can check before it says anything about it. The runner
 // fills it from the CudaFailure (wire/cuda_errors.h) or the exception it caught.
 enum class Cause : uint8_t {
   None = 0,
-  RunnerWork = 1,   // the runner's own work (making buffers, copying them back) failed
-  CudaCall = 2,     // a runtime call the lab's code checked with CUDALAB_CHECK
-  Launch = 3,       // a launch CUDALAB_CHECK_LAUNCH found refused
-  KernelRun = 4,    // a kernel that failed while running, found by CUDALAB_CHECK_LAUNCH
-  LabCall = 5,      // an error found when the lab's host function had returned
-  Exception = 6,    // the lab's code threw a std::exception
-  OtherThrow = 7,   // the lab's code threw something else
-  BadRequest = 8,   // the request did not fit the lab (the checker's mistake)
+  RunnerWork = 1,  // the runner's own work (making buffers, copying them back) failed
+  CudaCall = 2,  // a runtime call the lab's code checked with CUDALAB_CHECK
+  Launch = 3,  // a launch CUDALAB_CHECK_LAUNCH found refused
+  KernelRun = 4,  // a kernel that failed while running, found by CUDALAB_CHECK_LAUNCH
+  LabCall = 5,  // an error found when the lab's host function had returned
+  Exception = 6,  // the lab's code threw a std::exception
+  OtherThrow = 7,  // the lab's code threw something else
+  BadRequest = 8,  // the request did not fit the lab (the checker's mistake)
   InputsNotMapped = 9,  // the checker's device memory (DeviceInputs) could not be mapped: no lab code ran
 };
 
 // A copy or fill of the lab's code that the runner refused (runner/copy_check.h): not device to
 // device, so it did not happen and the call returned cudaErrorNotPermitted. The first of a call.
 struct RefusedCopy {
-  std::string call;       // "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync"; "" when none
+  std::string call;  // "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset", "cudaMemsetAsync"; "" when none
   std::string direction;  // "device_to_host", "host_to_device", "host_to_host", "host" (a fill of host memory)
 };
 struct Failure {
   Cause cause = Cause::None;
   int32_t cuda_code = 0;  // cudaError_t, 0 when none
-  std::string call;       // CudaCall: the checked call as written ("cudaMalloc(&p, bytes)")
-  std::string kernel;     // Launch, KernelRun: the name given to CUDALAB_CHECK_LAUNCH
-  std::string file;       // CudaCall, Launch, KernelRun: where, as __FILE__ and __LINE__ said
+  std::string call;  // CudaCall: the checked call as written ("cudaMalloc(&p, bytes)")
+  std::string kernel;  // Launch, KernelRun: the name given to CUDALAB_CHECK_LAUNCH
+  std::string file;  // CudaCall, Launch, KernelRun: where, as __FILE__ and __LINE__ said
   uint32_t line = 0;
 };
 
 struct CallReply {
   Outcome outcome = Outcome::Ok;
-  std::string message;             // the runner's own words (never shown as the checker's)
-  Failure failure;                 // what failed, as data (outcome != Ok)
+  std::string message;  // the runner's own words (never shown as the checker's)
+  Failure failure;  // what failed, as data (outcome != Ok)
   bool context_lost = false;
   std::vector<Launch> launches;
-  uint64_t launches_total = 0;     // including those past kMaxLaunchesRecorded
-  uint32_t threads_left = 0;       // host threads the lab code started and left running
+  uint64_t launches_total = 0;  // including those past kMaxLaunchesRecorded
+  uint32_t threads_left = 0;  // host threads the lab code started and left running
   // Bytes of GPU data the lab's code made reachable from the host: copied device-to-host, or
   // allocated as host-visible memory (pinned, mapped or managed). A sum computed on the host
   // needs its input there; a kernel's result does not.
   uint64_t bytes_to_host = 0;
-  RefusedCopy refused_copy;        // the first copy or fill refused (runner/copy_check.h); call "" when none
+  RefusedCopy refused_copy;  // the first copy or fill refused (runner/copy_check.h); call "" when none
   uint64_t device_copy_bytes = 0;  // bytes the lab's code copied between its device buffers
   std::vector<std::string> notes;  // what the emulator noticed (barrier divergence, ...)
-  double ms = 0;                   // RepDone only: CUDA events around all R calls of the batch
+  double ms = 0;  // RepDone only: CUDA events around all R calls of the batch
 };
 
 struct DeviceInfo {
@@ -207,11 +208,11 @@ struct Hello {
   uint32_t version = kVersion;
   uint32_t lab = 0;
   std::string backend;  // "cuda" or "cpu"
-  std::string source;   // the lab file the runner was built from
+  std::string source;  // the lab file the runner was built from
   DeviceInfo device;
   bool records_launches = false;  // the launch record works here (a self-test at start)
-  std::string tool;               // a checking tool the runner runs under ("" when none)
-  bool maps_device_inputs = false; // the runner can map DeviceInputs (a GPU that shares memory, no tool)
+  std::string tool;  // a checking tool the runner runs under ("" when none)
+  bool maps_device_inputs = false;  // the runner can map DeviceInputs (a GPU that shares memory, no tool)
 };
 
 // ---- Encoding -------------------------------------------------------------------------------
@@ -274,8 +275,8 @@ std::vector<CallRequest> decode_batch(Reader& r);
 // in buffer order) the indices of the elements to bring back, in the order their values go into
 // the buffer's slot.
 struct HandBack {
-  std::vector<uint8_t> calls;                                 // per call of the batch: 1 = hand back
-  std::vector<std::vector<std::vector<uint64_t>>> indices;    // per call, per sampled buffer
+  std::vector<uint8_t> calls;  // per call of the batch: 1 = hand back
+  std::vector<std::vector<std::vector<uint64_t>>> indices;  // per call, per sampled buffer
 };
 // Elements drawn in one batch, at most: the hand-back travels in one frame.
 constexpr uint64_t kMaxBatchSamples = uint64_t(1) << 20;

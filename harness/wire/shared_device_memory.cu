@@ -49,8 +49,7 @@ const DriverCalls& driver() {
               find("cuMemGetAllocationGranularity", d.granularity) &&
               find("cuMemExportToShareableHandle", d.export_handle) &&
               find("cuMemImportFromShareableHandle", d.import_handle) &&
-              find("cuMemGetAllocationPropertiesFromHandle", d.properties) &&
-              find("cuDeviceGetAttribute", d.attribute);
+              find("cuMemGetAllocationPropertiesFromHandle", d.properties) && find("cuDeviceGetAttribute", d.attribute);
     return d;
   }();
   return calls;
@@ -65,7 +64,9 @@ CUmemAllocationProp allocation_properties(int device) {
   return prop;
 }
 
-std::string failed(const char* what, CUresult r) { return std::string(what) + " failed (CUresult " + std::to_string(int(r)) + ")"; }
+std::string failed(const char* what, CUresult r) {
+  return std::string(what) + " failed (CUresult " + std::to_string(int(r)) + ")";
+}
 
 }  // namespace
 
@@ -107,9 +108,9 @@ std::unique_ptr<SharedDeviceMemory> SharedDeviceMemory::import(int fd, uint64_t 
   std::unique_ptr<SharedDeviceMemory> m(new SharedDeviceMemory);
   cudaGetDevice(&m->device_);
   CUmemGenericAllocationHandle h = 0;
-  const CUresult r = d.found ? d.import_handle(&h, reinterpret_cast<void*>(intptr_t(fd)),
-                                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
-                             : CUDA_ERROR_NOT_SUPPORTED;
+  const CUresult r =
+      d.found ? d.import_handle(&h, reinterpret_cast<void*>(intptr_t(fd)), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+              : CUDA_ERROR_NOT_SUPPORTED;
   close(fd);
   if (r != CUDA_SUCCESS) {
     why = failed("cuMemImportFromShareableHandle", r);
@@ -120,8 +121,9 @@ std::unique_ptr<SharedDeviceMemory> SharedDeviceMemory::import(int fd, uint64_t 
   // than claimed is refused by cuMemMap itself, a larger one is what the check asked for.
   CUmemAllocationProp prop{};
   size_t granularity = 0;
-  if (d.properties(&prop, h) != CUDA_SUCCESS || d.granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
-      bytes == 0 || bytes % granularity != 0) {
+  if (d.properties(&prop, h) != CUDA_SUCCESS ||
+      d.granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS || bytes == 0 ||
+      bytes % granularity != 0) {
     why = "the shared inputs' size (" + std::to_string(bytes) + " bytes) is not the allocation's";
     return nullptr;
   }

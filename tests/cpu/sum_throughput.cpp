@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   std::printf("lab-3 sum on the CPU backend, %d worker(s):\n", cudalab_cpu::control::worker_count());
   for (size_t n : sizes) {
     float *in, *scratch, *sum;
-    if (cudaMalloc(&in, n * sizeof(float)) != cudaSuccess || cudaMalloc(&scratch, lab3::scratch_elements(n) * sizeof(float)) != cudaSuccess ||
+    if (cudaMalloc(&in, n * sizeof(float)) != cudaSuccess ||
+        cudaMalloc(&scratch, lab3::scratch_elements(n) * sizeof(float)) != cudaSuccess ||
         cudaMalloc(&sum, sizeof(float)) != cudaSuccess) {
       std::printf("  n = %zu: out of memory\n", n);
       continue;

@@ -39,8 +39,22 @@ std::string grader() {
 constexpr int kCheckTimeout = 25;
 
 std::vector<std::string> grader_args(const fs::path& grades, const fs::path& work, const std::string& subs = "subs") {
-  return {grader(), "--repo", kRepo.string(), "--lab", "1", "--submissions", (kRoot / subs).string(), "--grades",
-          grades.string(), "--work", work.string(), "--backend", "cpu", "--run-timeout", "120", "--check-timeout",
+  return {grader(),
+          "--repo",
+          kRepo.string(),
+          "--lab",
+          "1",
+          "--submissions",
+          (kRoot / subs).string(),
+          "--grades",
+          grades.string(),
+          "--work",
+          work.string(),
+          "--backend",
+          "cpu",
+          "--run-timeout",
+          "120",
+          "--check-timeout",
           std::to_string(kCheckTimeout)};
 }
 
@@ -63,8 +77,10 @@ std::string differing_rows(const std::map<std::string, std::vector<std::string>>
   std::string out;
   for (const auto& [student, row] : a) {
     auto it = b.find(student);
-    if (it == b.end()) out += student + ": only in the first\n";
-    else if (it->second != row) out += join(row) + "\n  vs " + join(it->second) + "\n";
+    if (it == b.end())
+      out += student + ": only in the first\n";
+    else if (it->second != row)
+      out += join(row) + "\n  vs " + join(it->second) + "\n";
   }
   for (const auto& [student, row] : b)
     if (!a.count(student)) out += student + ": only in the second\n";
@@ -117,7 +133,8 @@ void make_submissions() {
   // Odd entries: a folder named "...", a FIFO and a symbolic link as a student's lab file, a
   // socket-like special file at the top (a FIFO named as a flat submission).
   fs::create_directories(kRoot / "subs" / "...");
-  fs::copy_file(kRepo / "tests/grading/fixtures/lab1/correct/lab1_naive_sum.cu", kRoot / "subs" / "..." / "lab1_naive_sum.cu");
+  fs::copy_file(kRepo / "tests/grading/fixtures/lab1/correct/lab1_naive_sum.cu",
+                kRoot / "subs" / "..." / "lab1_naive_sum.cu");
   fs::create_directories(kRoot / "subs" / "fifo_file");
   REQUIRE(::mkfifo((kRoot / "subs" / "fifo_file" / "lab1_naive_sum.cu").c_str(), 0644) == 0);
   fs::create_directories(kRoot / "subs" / "linked_file");
@@ -126,7 +143,8 @@ void make_submissions() {
   fs::create_directories(kRoot / "small");
   for (const char* s : kSmallClass) fs::copy(kRoot / "subs" / s, kRoot / "small" / s, fs::copy_options::recursive);
   fs::create_directories(kRoot / "emulator");
-  for (const char* s : kEmulatorClass) fs::copy(kRoot / "subs" / s, kRoot / "emulator" / s, fs::copy_options::recursive);
+  for (const char* s : kEmulatorClass)
+    fs::copy(kRoot / "subs" / s, kRoot / "emulator" / s, fs::copy_options::recursive);
 }
 
 std::map<std::string, std::vector<std::string>> gradebook(const fs::path& grades) {
@@ -158,7 +176,8 @@ std::string intact(const fs::path& grades, const std::string& student, const std
   json r = json::parse(*read_file(dir / "result.json"));
   if (r.value("student", "") != student || r.value("verdict", "") != "graded") return "result.json is not theirs";
   for (const auto& c : r["checks"])
-    if (c["status"] != "pass" && c["status"] != "skipped") return "check " + c["id"].get<std::string>() + " did not pass";
+    if (c["status"] != "pass" && c["status"] != "skipped")
+      return "check " + c["id"].get<std::string>() + " did not pass";
   const std::string feedback = read_file(dir / "feedback.md").value_or("");
   if (feedback.find("**Score: " + total + " / " + maximum + "**") == std::string::npos)
     return "feedback.md does not say " + total + " / " + maximum;
@@ -209,8 +228,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(verdict("empty") == "no_submission");
   CHECK(verdict("two_candidates") == "no_submission");
   CHECK(verdict("binary") == "unreadable");
-  for (const char* s : {"fake_output", "exit_static_init", "writes_grades", "compile_error", "defines_main", "calls_cub",
-                        "includes_solution"})
+  for (const char* s : {"fake_output", "exit_static_init", "writes_grades", "compile_error", "defines_main",
+                        "calls_cub", "includes_solution"})
     CHECK_MESSAGE(zero(s), s);
   CHECK(verdict("wrong_answer") == "graded");
   CHECK(zero("stub_as_handed_out"));
@@ -230,8 +249,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   // Issue 8's attacks on the process boundary: untouched stubs that try to forge the verdict,
   // each graded to 0 points: by the checker's own report where it ran, and where the link
   // contract refuses what it calls or defines, before it could run.
-  for (const char* s : {"memory_scan", "interposed_libc", "ifunc_resolver", "harness_names", "argv_rewrite", "exit_frames",
-                        "host_sum", "late_thread"}) {
+  for (const char* s : {"memory_scan", "interposed_libc", "ifunc_resolver", "harness_names", "argv_rewrite",
+                        "exit_frames", "host_sum", "late_thread"}) {
     const bool ran_or_refused = verdict(s) == "graded" || contract_refused(s);
     CHECK_MESSAGE(ran_or_refused, s << ": " << verdict(s));
     CHECK_MESSAGE(zero(s), s << ": " << messages(s).substr(0, 600));
@@ -271,8 +290,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   // It took at least the check limit, and at most a correct student's time plus that limit
   // (plus slack for a loaded machine): the hang cost one check limit, not a whole run's.
   const double loop_s = loop["seconds"].get<double>(), correct_s = result(grades, "correct")["seconds"].get<double>();
-  MESSAGE("infinite_loop took " << loop_s << " s (build and run), correct " << correct_s << " s, with a " << kCheckTimeout
-                                << " s check limit");
+  MESSAGE("infinite_loop took " << loop_s << " s (build and run), correct " << correct_s << " s, with a "
+                                << kCheckTimeout << " s check limit");
   CHECK(loop_s >= kCheckTimeout);
   CHECK(loop_s <= correct_s + kCheckTimeout + 8);
 
@@ -309,8 +328,9 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
     const size_t first = fb.find("**`", wrong);
     REQUIRE(first != std::string::npos);
     const std::string line = fb.substr(first, fb.find('\n', first) - first);
-    CHECK_MESSAGE(line.rfind("**`races`**: a data race on global memory (d_block_sums): writes at lab1_naive_sum.cu:17 ", 0) == 0,
-                  line);
+    CHECK_MESSAGE(
+        line.rfind("**`races`**: a data race on global memory (d_block_sums): writes at lab1_naive_sum.cu:17 ", 0) == 0,
+        line);
   }
 
   json crash = result(grades, "context_crash");
@@ -327,7 +347,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(fs::exists(grades / "lab1" / "students" / "correct" / "feedback.md"));
   // Hidden checks stay out of the feedback, and so does what the students' code printed (lab
   // 1 has a hidden check, so no program output is kept at all).
-  CHECK(read_file(grades / "lab1" / "students" / "wrong_answer" / "feedback.md")->find("million_and_change") == std::string::npos);
+  CHECK(read_file(grades / "lab1" / "students" / "wrong_answer" / "feedback.md")->find("million_and_change") ==
+        std::string::npos);
   for (const char* s : {"fake_output", "writes_grades", "output_flood", "memory_scan"}) {
     CHECK(result(grades, s)["run_log"] == "");
     const std::string fb = *read_file(grades / "lab1" / "students" / s / "feedback.md");
@@ -337,10 +358,12 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   }
 
   // Gradescope's schema, checked by the jsonschema package.
-  std::string cmd = "python3 -c 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); "
-                    "[jsonschema.validate(json.load(open(f)), s) for f in sys.argv[2:]]' " +
-                    (kRepo / "tests/grading/gradescope_results.schema.json").string();
-  for (const auto& [student, row] : book) cmd += " " + (grades / "lab1" / "students" / student / "results.json").string();
+  std::string cmd =
+      "python3 -c 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); "
+      "[jsonschema.validate(json.load(open(f)), s) for f in sys.argv[2:]]' " +
+      (kRepo / "tests/grading/gradescope_results.schema.json").string();
+  for (const auto& [student, row] : book)
+    cmd += " " + (grades / "lab1" / "students" / student / "results.json").string();
   CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "results.json does not follow Gradescope's schema");
 
   json summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
@@ -395,7 +418,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   const auto rescored = gradebook(grades);
   REQUIRE(rescored.count("correct"));
   CHECK(std::stod(rescored.at("correct")[1]) == std::stod(book["correct"][1]) + 2);
-  CHECK_MESSAGE(intact(grades, "correct", rescored.at("correct")[1], rescored.at("correct")[2]) == "", "correct, rescored");
+  CHECK_MESSAGE(intact(grades, "correct", rescored.at("correct")[1], rescored.at("correct")[2]) == "",
+                "correct, rescored");
 
   // Killed mid-run (SIGKILL: no chance to clean up), then started again: the same gradebook
   // (for a small class, so that it is quick).
@@ -407,8 +431,10 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   wait_for(pid);
   REQUIRE(wait_for(start(grader_args(grades2, kRoot / "work2", "small"), kRoot / "run5.log")) == 0);
   summary = json::parse(*read_file(grades2 / "lab1" / "summary.json"));
-  MESSAGE("after the kill, " << summary["resumed"] << " results were kept and " << summary["graded_this_run"] << " graded, in "
-                             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t_kill).count() << " s");
+  MESSAGE("after the kill, " << summary["resumed"] << " results were kept and " << summary["graded_this_run"]
+                             << " graded, in "
+                             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t_kill).count()
+                             << " s");
   auto small = gradebook(grades2);
   std::map<std::string, std::vector<std::string>> expected;
   for (const char* s : kSmallClass) expected[s] = book[s];
@@ -427,8 +453,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   std::vector<std::string> emulator_run = grader_args(grades5, kRoot / "work5", "emulator");
   // --profile rides along (issue 31): the correct student's feedback gets "why is it slow",
   // estimated on the CPU backend, and the same points (the gradebook comparison below).
-  emulator_run.insert(emulator_run.end(),
-                      {"--emulator-verdicts", "always", "--time-apart", "--parallel-runs", "2", "--timing-trace", "--profile"});
+  emulator_run.insert(emulator_run.end(), {"--emulator-verdicts", "always", "--time-apart", "--parallel-runs", "2",
+                                           "--timing-trace", "--profile"});
   REQUIRE(wait_for(start(emulator_run, kRoot / "run9.log")) == 0);
   const std::string run9 = read_file(kRoot / "run9.log").value_or("");
   CHECK_MESSAGE(run9.find("checks of 2 students at once") != std::string::npos, run9);
@@ -446,19 +472,22 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   {
     const fs::path dir = grades5 / "lab1" / "students" / "correct";
     const std::string feedback = read_file(dir / "feedback.md").value_or("");
-    CHECK_MESSAGE(feedback.find("## Why is it slow (estimated on the CPU backend, no points)") != std::string::npos, feedback);
+    CHECK_MESSAGE(feedback.find("## Why is it slow (estimated on the CPU backend, no points)") != std::string::npos,
+                  feedback);
     CHECK_MESSAGE(feedback.find("reference") != std::string::npos, feedback);
     CHECK_MESSAGE(result(grades5, "correct")["profile_status"] == "made", result(grades5, "correct")["profile_text"]);
     CHECK(json::parse(*read_file(dir / "results.json"))["output"].get<std::string>().find("Why is it slow") !=
           std::string::npos);
     // Only a student whose checks all passed gets one.
-    CHECK(read_file(grades5 / "lab1" / "students" / "barrier_in_if" / "feedback.md").value_or("").find("Why is it slow") ==
-          std::string::npos);
+    CHECK(read_file(grades5 / "lab1" / "students" / "barrier_in_if" / "feedback.md")
+              .value_or("")
+              .find("Why is it slow") == std::string::npos);
     CHECK_MESSAGE(run9.find("--profile: why it is slow") != std::string::npos, run9);
   }
   CHECK(result(grades5, "correct")["timing_status"] == "emulated");
   CHECK(result(grades5, "correct")["timing_note"].get<std::string>().find("emulated") != std::string::npos);
-  CHECK(result(grades5, "barrier_in_if")["checks"].dump().find("judged by the CPU backend's emulator") != std::string::npos);
+  CHECK(result(grades5, "barrier_in_if")["checks"].dump().find("judged by the CPU backend's emulator") !=
+        std::string::npos);
   CHECK(result(grades5, "stub_as_handed_out")["reason"].get<std::string>().rfind("stub:", 0) == 0);
 
   // --shard K/N grades only its share and writes no class files; a run without it completes

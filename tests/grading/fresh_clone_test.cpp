@@ -50,9 +50,11 @@ int run_grader(const std::vector<std::string>& args, const fs::path& log, bool n
     if (!no_namespaces) return;
     sock_filter filter[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
                             BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 1),
-                            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+                            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+                            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
     sock_fprog prog{sizeof filter / sizeof filter[0], filter};
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) _exit(121);
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+      _exit(121);
   });
 }
 
@@ -103,9 +105,10 @@ TEST_CASE("fresh clone: the grader builds what it needs, proves its setup, and g
     std::ofstream(subs / student / "lab1_naive_sum.cu") << text;
   }
   auto args = [&](const fs::path& grades) {
-    return std::vector<std::string>{grader(), "--repo", clone.string(), "--lab", "1", "--submissions", subs.string(),
-                                    "--grades", grades.string(), "--backend", "cpu", "--run-timeout", "120",
-                                    "--check-timeout", "25", "--no-report"};
+    return std::vector<std::string>{grader(),        "--repo",        clone.string(), "--lab",           "1",
+                                    "--submissions", subs.string(),   "--grades",     grades.string(),   "--backend",
+                                    "cpu",           "--run-timeout", "120",          "--check-timeout", "25",
+                                    "--no-report"};
   };
 
   const fs::path grades = root / "grades";

@@ -92,10 +92,10 @@ TEST_CASE("gradescope: no autograder carries a solution (a path, a header, a cop
     std::string sol = *read_file(kRepo / "solutions/lab3_multilevel_sum.cu", 1 << 20);
     std::ofstream(planted / "helpers.cu") << sol.substr(sol.find("\n\n") + 2);
     int status = 0;
-    const std::string found = shell_output("cd " + (out / "planted").string() + " && python3 -m zipfile -c ../planted.zip source && " +
-                                               "python3 " + (out / "inspect.py").string() + " ../planted.zip " + kit.string() +
-                                               " 2>&1",
-                                           &status);
+    const std::string found =
+        shell_output("cd " + (out / "planted").string() + " && python3 -m zipfile -c ../planted.zip source && " +
+                         "python3 " + (out / "inspect.py").string() + " ../planted.zip " + kit.string() + " 2>&1",
+                     &status);
     CHECK_MESSAGE(status != 0, found);
     CHECK_MESSAGE(found.find("three lines of lab3_multilevel_sum.cu") != std::string::npos, found);
   }
@@ -105,21 +105,22 @@ TEST_CASE("gradescope: no autograder carries a solution (a path, a header, a cop
     if (name.rfind("lab", 0) != 0) continue;
     const std::string lab = name.substr(3);
     int status = 0;
-    const std::string made = shell_output("make -s --no-print-directory -C " + kRepo.string() + " gradescope LAB=" + lab +
-                                              " GRADING_OUT=" + out.string() + " 2>&1",
+    const std::string made = shell_output("make -s --no-print-directory -C " + kRepo.string() +
+                                              " gradescope LAB=" + lab + " GRADING_OUT=" + out.string() + " 2>&1",
                                           &status);
     REQUIRE_MESSAGE(status == 0, made);
     const fs::path zip = out / "gradescope" / (name + "-autograder.zip");
     REQUIRE(fs::exists(zip));
-    const std::string found = shell_output("python3 " + (out / "inspect.py").string() + " " + zip.string() + " " + kit.string() + " 2>&1",
-                                           &status);
+    const std::string found = shell_output(
+        "python3 " + (out / "inspect.py").string() + " " + zip.string() + " " + kit.string() + " 2>&1", &status);
     CHECK_MESSAGE(status == 0, name << ": " << found);
     // What runs there: the grader as root, which jails the student as a uid of its own, in a
     // container that may allow no namespaces (--allow-degraded keeps the uid and the limits).
     const std::string run = read_file(out / "gradescope" / name / "run_autograder", 1 << 20).value_or("");
     CHECK(run.find("cudalab-grade") != std::string::npos);
     CHECK(run.find("--allow-degraded") != std::string::npos);
-    CHECK(read_file(out / "gradescope" / name / "setup.sh", 1 << 20).value_or("").find("test ! -e solutions") != std::string::npos);
+    CHECK(read_file(out / "gradescope" / name / "setup.sh", 1 << 20).value_or("").find("test ! -e solutions") !=
+          std::string::npos);
     ++labs;
   }
   CHECK(labs >= 8);
@@ -131,9 +132,10 @@ namespace {
 
 std::string zipped(const fs::path& zip, const std::string& name) {
   int status = 0;
-  return shell_output("python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' " +
-                          zip.string() + " " + name + " 2>/dev/null",
-                      &status);
+  return shell_output(
+      "python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' " +
+          zip.string() + " " + name + " 2>/dev/null",
+      &status);
 }
 
 }  // namespace
@@ -144,7 +146,8 @@ TEST_CASE("gradescope: an instructor's filled-in lab never reaches the zip (the 
   const std::string rel = "labs/lab1_naive_sum.cu";
   const std::optional<std::string> committed = committed_file(kRepo, rel);
   if (!committed) {
-    MESSAGE("skipped: " << kRepo << " is not a git checkout with " << rel << " committed, so there is no last commit to pack");
+    MESSAGE("skipped: " << kRepo << " is not a git checkout with " << rel
+                        << " committed, so there is no last commit to pack");
     return;
   }
   const fs::path root = "/tmp/cudalab-gradescope-shipped-" + std::to_string(::getpid());
@@ -170,7 +173,8 @@ TEST_CASE("gradescope: an instructor's filled-in lab never reaches the zip (the 
   std::ofstream(repo / rel) << solution;
   std::ofstream(repo / "labs/lab1_my_notes.cu") << solution;
   REQUIRE(read_file(repo / rel) == solution);
-  std::string made = shell_output("make -s --no-print-directory -C " + repo.string() + " gradescope LAB=1 2>&1", &status);
+  std::string made =
+      shell_output("make -s --no-print-directory -C " + repo.string() + " gradescope LAB=1 2>&1", &status);
   INFO(made);
   REQUIRE(status == 0);
   CHECK(made.find("packed from the last commit") != std::string::npos);
@@ -184,9 +188,9 @@ TEST_CASE("gradescope: an instructor's filled-in lab never reaches the zip (the 
   write_file_atomic(root / "inspect.py", kInspect);
   write_file_atomic(root / "lab1/solutions/lab1_naive_sum.cu", solution);
   write_file_atomic(root / "lab1" / rel, *committed);
-  const std::string found = shell_output("python3 " + (root / "inspect.py").string() + " " + zip.string() + " " +
-                                             (root / "lab1").string() + " 2>&1",
-                                         &status);
+  const std::string found = shell_output(
+      "python3 " + (root / "inspect.py").string() + " " + zip.string() + " " + (root / "lab1").string() + " 2>&1",
+      &status);
   CHECK_MESSAGE(status == 0, found);
 
   // Without git there is nothing else to pack: the working copy goes, with a warning.

@@ -24,12 +24,15 @@ std::vector<Rejection> judge(const std::string& text) {
   if (!text_rules.empty()) return text_rules;
   fs::create_directories(kDir);
   write_file_atomic(kDir / "lab1_naive_sum.cu", text);
-  const std::string cmd = "g++ -std=c++20 -DCUDALAB_BACKEND_CPU=1 -I" + (kRepo / "harness/runner/emulator/include").string() + " -I" +
-                          (kRepo / "harness/include").string() + " -E -MD -MF " + (kDir / "deps.d").string() + " -o " +
-                          (kDir / "expanded.ii").string() + " -x c++ " + (kDir / "lab1_naive_sum.cu").string() + " 2>/dev/null";
+  const std::string cmd =
+      "g++ -std=c++20 -DCUDALAB_BACKEND_CPU=1 -I" + (kRepo / "harness/runner/emulator/include").string() + " -I" +
+      (kRepo / "harness/include").string() + " -E -MD -MF " + (kDir / "deps.d").string() + " -o " +
+      (kDir / "expanded.ii").string() + " -x c++ " + (kDir / "lab1_naive_sum.cu").string() + " 2>/dev/null";
   if (std::system(cmd.c_str()) != 0) return {{"does_not_preprocess", ""}};
-  return check_compiler_view(*read_file(kDir / "expanded.ii"), *read_file(kDir / "deps.d"), (kDir / "lab1_naive_sum.cu").string(),
-                             {(kRepo / "harness/include").string() + "/", (kRepo / "harness/runner/emulator/include").string() + "/", "/usr/"});
+  return check_compiler_view(*read_file(kDir / "expanded.ii"), *read_file(kDir / "deps.d"),
+                             (kDir / "lab1_naive_sum.cu").string(),
+                             {(kRepo / "harness/include").string() + "/",
+                              (kRepo / "harness/runner/emulator/include").string() + "/", "/usr/"});
 }
 
 std::string rule_of(const std::string& text) {
@@ -98,7 +101,10 @@ TEST_CASE("hostile submissions: hard links, special files and sizes get a clear 
 }
 
 TEST_CASE("hostile text: escape bytes never reach a screen, a spreadsheet or feedback") {
-  const std::string name = "evil\x1b[2K\r\x1b[32m23/23 (graded)\x1b[0m\xc2\x9b" "1A\xe2\x80\xae" "fdp.cu";
+  const std::string name =
+      "evil\x1b[2K\r\x1b[32m23/23 (graded)\x1b[0m\xc2\x9b"
+      "1A\xe2\x80\xae"
+      "fdp.cu";
   const std::string cleaned = clean_line(name);
   CHECK(cleaned.find('\x1b') == std::string::npos);
   CHECK(cleaned.find('\r') == std::string::npos);
@@ -114,10 +120,13 @@ TEST_CASE("hostile source: .incbin with no asm keyword, through a string the ass
   fs::create_directories(kDir);
   const std::string secret = (kDir / "embedded.txt").string();
   write_file_atomic(secret, "CUDALAB-EMBEDDED-SECRET\n");
-  const std::string hide = "#define HIDE(f) __attribute__((section(\".rodata\\n.incbin \\\"\" f \"\\\"\\n.section .rodata\")))\n"
-                           "HIDE(\"" + secret + "\") const char blob[1] = {0};\n";
+  const std::string hide =
+      "#define HIDE(f) __attribute__((section(\".rodata\\n.incbin \\\"\" f \"\\\"\\n.section .rodata\")))\n"
+      "HIDE(\"" +
+      secret + "\") const char blob[1] = {0};\n";
   write_file_atomic(kDir / "embed.cpp", hide);
-  const std::string compile = "g++ -std=c++20 -c -o " + (kDir / "embed.o").string() + " " + (kDir / "embed.cpp").string() + " 2>/dev/null";
+  const std::string compile =
+      "g++ -std=c++20 -c -o " + (kDir / "embed.o").string() + " " + (kDir / "embed.cpp").string() + " 2>/dev/null";
   if (std::system(compile.c_str()) == 0)
     CHECK_MESSAGE(read_file(kDir / "embed.o")->find("CUDALAB-EMBEDDED-SECRET") != std::string::npos,
                   "the section-name trick no longer embeds files with this compiler (the rule below still stands)");
@@ -127,13 +136,17 @@ TEST_CASE("hostile source: .incbin with no asm keyword, through a string the ass
   CHECK(judge(hide).front().reason.find("line 2") != std::string::npos);
   // Its cousins: `;` as a separator, a C++11 attribute, a symbol version, a weakref across lines.
   CHECK(rule_of("[[gnu::section(\".data;.incbin \\\"/etc/passwd\\\";.section .d2\")]] int x = 1;\n") == "inline_asm");
-  CHECK(rule_of("extern \"C\" __attribute__((symver(\"f@V1\\n.incbin \\\"/etc/passwd\\\"\\n\"))) int f() { return 1; }\n") ==
-        "inline_asm");
-  CHECK(rule_of("extern \"C\" { int y2 = 1; }\nstatic int w __attribute__((__weakref__\n(\n\"y2\\n.incbin \\\"/etc/passwd\\\"\\n\")));\n"
+  CHECK(
+      rule_of(
+          "extern \"C\" __attribute__((symver(\"f@V1\\n.incbin \\\"/etc/passwd\\\"\\n\"))) int f() { return 1; }\n") ==
+      "inline_asm");
+  CHECK(rule_of("extern \"C\" { int y2 = 1; }\nstatic int w __attribute__((__weakref__\n(\n\"y2\\n.incbin "
+                "\\\"/etc/passwd\\\"\\n\")));\n"
                 "int* pw = &w;\n") == "inline_asm");
   // Honest code: a function named section, the word in a string; an ifunc, whose string must
   // name a symbol the compiler knows (a newline in it is an error, not a directive).
-  CHECK(rule_of("void section(int n);\nvoid f() { section(3); }\nconst char* s = \"section(\\\".x\\\")\";\n") == "accepted");
+  CHECK(rule_of("void section(int n);\nvoid f() { section(3); }\nconst char* s = \"section(\\\".x\\\")\";\n") ==
+        "accepted");
   CHECK(rule_of("extern \"C\" int impl() { return 1; }\nextern \"C\" int (*pick())() { return impl; }\n"
                 "extern \"C\" int helper() __attribute__((ifunc(\"pick\")));\n") == "accepted");
 }
@@ -144,5 +157,6 @@ TEST_CASE("hostile source: #pragma GCC dependency asks whether a file exists, li
   CHECK(rule_of("#pragma GCC dependency \"/work/solutions/lab1_naive_sum.cu\"\nint x;\n") == "include_probe");
   CHECK(rule_of("_Pragma(\"GCC dependency \\\"/etc/passwd\\\"\")\nint x;\n") == "include_probe");
   CHECK(rule_of("#pragma GCC \\\ndependency \"/etc/passwd\"\nint x;\n") == "include_probe");
-  CHECK(rule_of("#pragma GCC diagnostic ignored \"-Wunused\"\n// a dependency of this file: none\nint x;\n") == "accepted");
+  CHECK(rule_of("#pragma GCC diagnostic ignored \"-Wunused\"\n// a dependency of this file: none\nint x;\n") ==
+        "accepted");
 }

@@ -49,13 +49,16 @@ const unsigned kUidBase = 391000;  // apart from the other tests' students (2000
 // A hang costs the student's whole run limit: small here, so that the test is quick; a check
 // limit that leaves the quiet fixtures' small checks ample room on a loaded machine.
 constexpr int kRunTimeout = 20, kCheckTimeout = 8;
-const std::string kEscapeName = "esc\x1b[2K\r\x1b[32m23-23 (graded)\x1b[0m\xc2\x9b" "1A\xe2\x80\xae";
+const std::string kEscapeName =
+    "esc\x1b[2K\r\x1b[32m23-23 (graded)\x1b[0m\xc2\x9b"
+    "1A\xe2\x80\xae";
 const std::string kHardlinkSecret = "root:CUDALAB-HARDLINK-SECRET:19000:0:99999:7:::";
-const char* kSmallChecks[] = {"one_element", "two_elements", "one_partial_block", "one_full_block",
+const char* kSmallChecks[] = {"one_element",        "two_elements",    "one_partial_block", "one_full_block",
                               "partial_last_block", "two_full_blocks", "odd_size"};
 // What each small check of a spy stands for (the fixture's header says so).
-const char* kSpyLeak[] = {"read a file it must not see", "wrote a file outside its jail", "saw the grader in /proc",
-                          "found its twin's files", "found its twin's IPC objects", "reached its twin's sockets",
+const char* kSpyLeak[] = {"read a file it must not see",     "wrote a file outside its jail",
+                          "saw the grader in /proc",         "found its twin's files",
+                          "found its twin's IPC objects",    "reached its twin's sockets",
                           "wrote more than 300 MB in pieces"};
 
 std::string grader() {
@@ -64,7 +67,8 @@ std::string grader() {
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -142,7 +146,8 @@ int run_as(uid_t uid, const std::string& cmd) {
 std::vector<std::string> files_holding(const fs::path& dir, const std::string& needle) {
   std::vector<std::string> found;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end; !ec && it != end;
+       it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
     if (contents(it->path()).find(needle) != std::string::npos) found.push_back(it->path().string());
   }
@@ -180,10 +185,11 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   }
   make_class();
   const auto t0 = std::chrono::steady_clock::now();
-  const int status = run({grader(), "--repo", kRepo.string(), "--lab", "1", "--submissions", kSubs.string(), "--grades",
-                          kGrades.string(), "--work", kWork.string(), "--backend", "cpu", "--uid-base", std::to_string(kUidBase),
-                          "--run-timeout", std::to_string(kRunTimeout), "--check-timeout", std::to_string(kCheckTimeout)},
-                         kRoot / "grader.log");
+  const int status =
+      run({grader(), "--repo", kRepo.string(), "--lab", "1", "--submissions", kSubs.string(), "--grades",
+           kGrades.string(), "--work", kWork.string(), "--backend", "cpu", "--uid-base", std::to_string(kUidBase),
+           "--run-timeout", std::to_string(kRunTimeout), "--check-timeout", std::to_string(kCheckTimeout)},
+          kRoot / "grader.log");
   const double class_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string log = contents(kRoot / "grader.log");
   INFO(log);
@@ -227,9 +233,10 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
 
   // Text the compiler reads differently from the old rules, #line, assembly and probes.
   const std::map<std::string, std::string> rejected = {
-      {"desync_comment", "include_path"},  {"desync_raw_prefix", "include_path"}, {"desync_splice", "include_path"},
-      {"line_directive", "line_directive"}, {"incbin_section", "inline_asm"},
-      {"probe_has_include", "include_probe"}, {"probe_dependency", "include_probe"}};
+      {"desync_comment", "include_path"},   {"desync_raw_prefix", "include_path"},
+      {"desync_splice", "include_path"},    {"line_directive", "line_directive"},
+      {"incbin_section", "inline_asm"},     {"probe_has_include", "include_probe"},
+      {"probe_dependency", "include_probe"}};
   for (const auto& [s, expected_rule] : rejected) {
     CHECK_MESSAGE(verdict(s) == "rejected", s);
     CHECK_MESSAGE(rule(s) == expected_rule, s << ": " << results[s].value("reason", ""));
@@ -249,12 +256,14 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   // Words in a compile error are shown, never acted on: the reference was built once, before.
   CHECK(verdict("prints_words") == "build_failed");
   CHECK(feedback("prints_words").find("Permission denied") != std::string::npos);
-  struct stat ref {}, student {};
+  struct stat ref {
+  }, student{};
   REQUIRE(::stat((kWork / "_reference" / "bin" / "lab").c_str(), &ref) == 0);
   REQUIRE(::stat((kWork / "prints_words" / "src" / "lab1_naive_sum.cu").c_str(), &student) == 0);
   CHECK(ref.st_mtim.tv_sec <= student.st_mtim.tv_sec);
   size_t reference_builds = 0;
-  for (size_t at = log.find("building the checker"); at != std::string::npos; at = log.find("building the checker", at + 1))
+  for (size_t at = log.find("building the checker"); at != std::string::npos;
+       at = log.find("building the checker", at + 1))
     ++reference_builds;
   CHECK(reference_builds == 1);
 
@@ -262,7 +271,8 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   CHECK(verdict("hardlinked") == "unreadable");
   CHECK(results["hardlinked"].value("reason", "").find("hard link") != std::string::npos);
   CHECK(verdict("big") == "unreadable");
-  CHECK_MESSAGE(results["big"].value("reason", "").find("100.0 MB") != std::string::npos, results["big"].value("reason", ""));
+  CHECK_MESSAGE(results["big"].value("reason", "").find("100.0 MB") != std::string::npos,
+                results["big"].value("reason", ""));
   CHECK(verdict(escaped) == "build_failed");
 
   // The spies: each kind of leak would have failed one small check.
@@ -273,9 +283,9 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
     }
     CHECK_MESSAGE(verdict(spy) == "graded", spy);
     for (size_t i = 0; i < std::size(kSmallChecks); ++i)
-      CHECK_MESSAGE(check_status(results[spy], kSmallChecks[i]) == "pass", spy << " " << kSpyLeak[i] << " (check "
-                                                                                 << kSmallChecks[i] << ": "
-                                                                                 << check_status(results[spy], kSmallChecks[i]) << ")");
+      CHECK_MESSAGE(check_status(results[spy], kSmallChecks[i]) == "pass",
+                    spy << " " << kSpyLeak[i] << " (check " << kSmallChecks[i] << ": "
+                        << check_status(results[spy], kSmallChecks[i]) << ")");
   }
 
   // Output and words of a run with a hidden check: none of it, not even how much, reaches the
@@ -296,12 +306,13 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
   // from detached writers costs about what a quiet student does. Both next to probe_pasted,
   // a quiet student with a build of the same size.
   const double quiet = results["probe_pasted"]["seconds"].get<double>();
-  const double sleeper = results["sleeper"]["seconds"].get<double>(), flooder = results["flooder"]["seconds"].get<double>();
+  const double sleeper = results["sleeper"]["seconds"].get<double>(),
+               flooder = results["flooder"]["seconds"].get<double>();
   if (verdict("sleeper") == "graded" || verdict("flooder") == "graded")
-    MESSAGE("hang and flood: the sleeper took " << sleeper << " s (build and run) with a " << kRunTimeout << " s run limit and a "
-                                               << kCheckTimeout << " s check limit, the flooder " << flooder
-                                               << " s, a quiet student " << quiet << " s; the class of " << results.size()
-                                               << " took " << class_seconds << " s");
+    MESSAGE("hang and flood: the sleeper took "
+            << sleeper << " s (build and run) with a " << kRunTimeout << " s run limit and a " << kCheckTimeout
+            << " s check limit, the flooder " << flooder << " s, a quiet student " << quiet << " s; the class of "
+            << results.size() << " took " << class_seconds << " s");
   CHECK(points("sleeper") == 0);
   if (!contract_refused("sleeper")) {
     CHECK(verdict("sleeper") == "graded");
@@ -320,17 +331,20 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
 
   // Nothing leaked. No line of the reference, no root-only secret, no grader path, anywhere a
   // student or the instructor reads; no control byte either.
-  std::vector<fs::path> readable = {lab / "gradebook.csv", lab / "summary.json", lab / "report.html", kRoot / "grader.log"};
+  std::vector<fs::path> readable = {lab / "gradebook.csv", lab / "summary.json", lab / "report.html",
+                                    kRoot / "grader.log"};
   for (const auto& [s, r] : results)
     for (const char* f : {"feedback.md", "results.json"}) readable.push_back(lab / "students" / s / f);
   const auto own_lines = reference_lines();
   REQUIRE(own_lines.size() >= 5);
   for (const auto& f : readable) {
     const std::string text = contents(f);
-    for (const auto& line : own_lines) CHECK_MESSAGE(text.find(line) == std::string::npos, f << " quotes the reference: " << line);
+    for (const auto& line : own_lines)
+      CHECK_MESSAGE(text.find(line) == std::string::npos, f << " quotes the reference: " << line);
     CHECK_MESSAGE(text.find("CUDALAB-HARDLINK-SECRET") == std::string::npos, f);
     for (const std::string control : {"\x1b", "\r", "\x07", "\xc2\x9b", "\xe2\x80\xae"})
-      CHECK_MESSAGE(text.find(control) == std::string::npos, f << " holds a control byte (" << int(control[0] & 0xff) << ")");
+      CHECK_MESSAGE(text.find(control) == std::string::npos,
+                    f << " holds a control byte (" << int(control[0] & 0xff) << ")");
   }
   // What a student reads: no grader path they did not write themselves (a rejected #include
   // is quoted back as written), and the hidden check only as Gradescope's hidden test.

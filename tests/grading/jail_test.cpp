@@ -78,12 +78,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 TEST_CASE("jail: identity, namespaces, a private root with only its own folder, isolation report") {
   if (!can_jail()) return;
-  RunResult r = jailed("id -u; echo $$; ls /; ls /work 2>&1 | head -1; ls " + kRepo.string() + "/solutions 2>&1 | head -1;"
-                       " grep -c : /proc/net/dev; touch /etc/x 2>&1 | head -1; echo ok > $PWD/mine; cat $PWD/mine", 1, 20);
+  RunResult r = jailed("id -u; echo $$; ls /; ls /work 2>&1 | head -1; ls " + kRepo.string() +
+                           "/solutions 2>&1 | head -1;"
+                           " grep -c : /proc/net/dev; touch /etc/x 2>&1 | head -1; echo ok > $PWD/mine; cat $PWD/mine",
+                       1, 20);
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK(r.output.rfind(std::to_string(kUidBase + 1) + "\n2\n", 0) == 0);  // its uid; PID 2 (init is 1)
-  CHECK(r.output.find("No such file") != std::string::npos);               // the repository is not there
+  CHECK(r.output.find("No such file") != std::string::npos);  // the repository is not there
   CHECK(r.output.find("Read-only file system") != std::string::npos);
   CHECK(r.output.find("\n1\n") != std::string::npos);  // loopback only: no network
   CHECK(r.output.find("ok\n") != std::string::npos);
@@ -102,9 +104,10 @@ TEST_CASE("jail: --cpu-list keeps the command and its children to those cores (t
   const std::string core = std::to_string(last);
   // The command tries to leave its core (a hostile emulator run would, to slow the timing
   // beside it): every core the grader has, by taskset, which calls sched_setaffinity.
-  RunResult r = jailed("grep Cpus_allowed_list /proc/self/status; taskset -acp 0-" + core + " $$ >/dev/null 2>&1;"
-                       " sh -c 'grep Cpus_allowed_list /proc/self/status'", 2, 20,
-                       512, 64, [&](RunSpec& s) { s.jail->cpu_list = core; });
+  RunResult r = jailed("grep Cpus_allowed_list /proc/self/status; taskset -acp 0-" + core +
+                           " $$ >/dev/null 2>&1;"
+                           " sh -c 'grep Cpus_allowed_list /proc/self/status'",
+                       2, 20, 512, 64, [&](RunSpec& s) { s.jail->cpu_list = core; });
   INFO(r.output);
   INFO(r.isolation);
   CHECK(r.exit_code == 0);
@@ -130,8 +133,10 @@ TEST_CASE("jail: a fork bomb meets the task limit, and nothing of it survives") 
 TEST_CASE("jail: children each under the limit are held together by one memory limit") {
   if (!can_jail()) return;
   // Four children of 100 MiB each against a 256 MiB limit for all of them.
-  RunResult r = jailed("for i in 1 2 3 4; do (head -c 100000000 /dev/zero | tail -c 1 >/dev/null; x=$(head -c 100000000 /dev/zero | tr '\\0' a); sleep 5) & done; wait; echo survived",
-                       3, 20, 256);
+  RunResult r = jailed(
+      "for i in 1 2 3 4; do (head -c 100000000 /dev/zero | tail -c 1 >/dev/null; x=$(head -c 100000000 /dev/zero | tr "
+      "'\\0' a); sleep 5) & done; wait; echo survived",
+      3, 20, 256);
   MESSAGE("memory hog: " << r.describe() << ", memory limit hit: " << r.memory_limit_hit << ", " << r.isolation);
   CHECK(r.isolation.find("\"memory\":\"cgroup") != std::string::npos);
   CHECK(r.memory_limit_hit);
@@ -141,8 +146,10 @@ TEST_CASE("jail: children each under the limit are held together by one memory l
 TEST_CASE("jail: a sleeper that ignores SIGTERM, with detached children, costs one time limit") {
   if (!can_jail()) return;
   const auto t0 = std::chrono::steady_clock::now();
-  RunResult r = jailed("trap '' TERM HUP INT; setsid sh -c 'trap \"\" TERM; while :; do sleep 1; done' & "
-                       "(setsid sleep 1000 &) ; nohup sleep 1000 >/dev/null 2>&1 & sleep 1000", 4, 3);
+  RunResult r = jailed(
+      "trap '' TERM HUP INT; setsid sh -c 'trap \"\" TERM; while :; do sleep 1; done' & "
+      "(setsid sleep 1000 &) ; nohup sleep 1000 >/dev/null 2>&1 & sleep 1000",
+      4, 3);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   MESSAGE("hanging student: stopped after " << s << " s against a 3 s limit (" << r.describe() << ")");
   CHECK(r.timed_out);
@@ -166,8 +173,10 @@ TEST_CASE("jail: /tmp, /var/tmp, /dev/shm and System V memory are private and go
   if (!can_jail()) return;
   const std::string marker = "cudalab-leak-" + random_hex(4);
   // Writes everywhere it may, leaves a SysV segment (perl's shmget), and fills /tmp past its size.
-  RunResult w = jailed("echo secret > /tmp/" + marker + "; echo secret > /var/tmp/" + marker + "; echo secret > /dev/shm/" +
-                           marker + "; perl -e 'use IPC::SysV qw(IPC_PRIVATE IPC_CREAT); defined(shmget(IPC_PRIVATE, 1<<20, IPC_CREAT|0666)) or die; print qq(shm made\\n)'; "
+  RunResult w = jailed("echo secret > /tmp/" + marker + "; echo secret > /var/tmp/" + marker +
+                           "; echo secret > /dev/shm/" + marker +
+                           "; perl -e 'use IPC::SysV qw(IPC_PRIVATE IPC_CREAT); defined(shmget(IPC_PRIVATE, 1<<20, "
+                           "IPC_CREAT|0666)) or die; print qq(shm made\\n)'; "
                            "head -c 200000000 /dev/zero > /tmp/fill; echo size $(stat -c %s /tmp/fill)",
                        6, 20);
   INFO(w.output);
@@ -261,7 +270,8 @@ print("found:", found)
   const fs::path opener_dir = "/tmp/cudalab-jail-test/s" + std::to_string(opener_index);
   RunResult opened;
   std::thread first([&] { opened = jailed("", opener_index, 60, 512, 64, python(opener)); });
-  for (int i = 0; i < 400 && !fs::exists(opener_dir / "ready"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 400 && !fs::exists(opener_dir / "ready"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const std::string made = read_file(opener_dir / "ready").value_or("(not ready)");
   RunResult seen = jailed("", seeker_index, 30, 512, 64, python(seeker));
   std::ofstream(opener_dir / "stop").put('\n');
@@ -286,13 +296,15 @@ TEST_CASE("jail: a classmate's spinning children do not slow another student's w
   auto t0 = std::chrono::steady_clock::now();
   jailed(work, 16, 60);
   const double alone = seconds_since(t0);
-  std::thread spinner([&] { jailed("for i in $(seq 16); do (while :; do :; done) & done; sleep 1000", 15, 8, 512, 64); });
+  std::thread spinner(
+      [&] { jailed("for i in $(seq 16); do (while :; do :; done) & done; sleep 1000", 15, 8, 512, 64); });
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   t0 = std::chrono::steady_clock::now();
   RunResult beside = jailed(work, 16, 60);
   const double next_to_spinners = seconds_since(t0);
   spinner.join();
-  MESSAGE("a student's work took " << alone << " s alone and " << next_to_spinners << " s beside 16 spinning children of a "
+  MESSAGE("a student's work took " << alone << " s alone and " << next_to_spinners
+                                   << " s beside 16 spinning children of a "
                                    << "classmate (" << std::thread::hardware_concurrency() << " cores)");
   CHECK(beside.exit_code == 0);
   CHECK(next_to_spinners < 2.5 * alone + 0.3);  // without a share per jail: about 8 times as long on 2 cores
@@ -303,13 +315,14 @@ TEST_CASE("jail: a working folder of its own (--scratch) holds what many pieces 
   if (!can_jail()) return;
   // Pieces of 15 MB, each under the 16 MB file limit, written into the working folder (a
   // kernel runner's run/): its private tmpfs (64 MiB here) stops them, not the host's disk.
-  RunResult r = jailed("for i in $(seq 1 40); do head -c 15000000 /dev/zero > part$i || break; done; "
-                       "echo used $(du -sm . | cut -f1); touch $PWD/../escape 2>&1 | head -1",
-                       17, 30, 512, 64, [](RunSpec& s) {
-                         s.jail->bind.clear();
-                         s.jail->scratch = {s.cwd.string()};
-                         s.limits.file_bytes = 16u << 20;
-                       });
+  RunResult r = jailed(
+      "for i in $(seq 1 40); do head -c 15000000 /dev/zero > part$i || break; done; "
+      "echo used $(du -sm . | cut -f1); touch $PWD/../escape 2>&1 | head -1",
+      17, 30, 512, 64, [](RunSpec& s) {
+        s.jail->bind.clear();
+        s.jail->scratch = {s.cwd.string()};
+        s.limits.file_bytes = 16u << 20;
+      });
   INFO(r.output);
   const fs::path dir = "/tmp/cudalab-jail-test/s17";
   CHECK(r.output.find("No space left") != std::string::npos);
@@ -337,7 +350,8 @@ std::string in_plain_container(const std::vector<std::string>& jail_args, int* s
       _exit(120);
     sock_filter filter[] = {BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
                             BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 1),
-                            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+                            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+                            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
     sock_fprog prog{sizeof filter / sizeof filter[0], filter};
     if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) _exit(121);
     std::vector<char*> argv;
@@ -354,7 +368,9 @@ std::string in_plain_container(const std::vector<std::string>& jail_args, int* s
 
 }  // namespace
 
-TEST_CASE("jail: in a container without namespaces or cgroups (Gradescope), still the student's uid, and nothing outlives it") {
+TEST_CASE(
+    "jail: in a container without namespaces or cgroups (Gradescope), still the student's uid, and nothing outlives "
+    "it") {
   if (!can_jail()) return;
   const uid_t uid = kUidBase + 18;
   const fs::path source = "/tmp/cudalab-jail-test/autograder-source";  // root's, as /autograder/source
@@ -365,11 +381,11 @@ TEST_CASE("jail: in a container without namespaces or cgroups (Gradescope), stil
   int status = 0;
   const auto t0 = std::chrono::steady_clock::now();
   const std::string out = in_plain_container(
-      {"--uid", std::to_string(uid), "--gid", std::to_string(uid), "--allow-degraded", "--memory-mb", "256", "--pids", "64",
-       "--wall", "3", "--report-isolation", report.string(), "--",
-       "/bin/sh", "-c",
+      {"--uid", std::to_string(uid), "--gid", std::to_string(uid), "--allow-degraded", "--memory-mb", "256", "--pids",
+       "64", "--wall", "3", "--report-isolation", report.string(), "--", "/bin/sh", "-c",
        "id -u; cat " + (source / "secret").string() + " 2>&1; touch " + (source / "mine").string() +
-           " 2>&1; trap '' TERM; setsid sh -c 'trap \"\" TERM; while :; do sleep 1; done' & (setsid sleep 1000 &); sleep 1000"},
+           " 2>&1; trap '' TERM; setsid sh -c 'trap \"\" TERM; while :; do sleep 1; done' & (setsid sleep 1000 &); "
+           "sleep 1000"},
       &status);
   const double s = seconds_since(t0);
   const std::string isolation = read_file(report).value_or("");
@@ -424,8 +440,10 @@ int in_plain_chroot(bool with_mounts, const std::vector<std::string>& jail_args,
     for (const char* d : {"/usr", "/etc"}) bind(d, d);
     for (const char* l : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
       std::error_code ec;
-      if (fs::is_symlink(l, ec)) fs::create_symlink(fs::read_symlink(l), ch + l, ec);
-      else if (fs::is_directory(l, ec)) bind(l, l);
+      if (fs::is_symlink(l, ec))
+        fs::create_symlink(fs::read_symlink(l), ch + l, ec);
+      else if (fs::is_directory(l, ec))
+        bind(l, l);
     }
     // The jail itself, copied (the checkout may lie under /tmp, which the chroot's own covers).
     fs::create_directories(ch + "/jail");
@@ -476,11 +494,24 @@ TEST_CASE("jail: in a chroot whose root is no mount point, a private root all th
   if (!can_jail()) return;
   const uid_t uid = kUidBase + 19;
   const fs::path out = "/tmp/cudalab-jail-test/chroot.out";
-  const std::vector<std::string> args = {"--uid", std::to_string(uid), "--gid", std::to_string(uid), "--bind", "/tmp/s",
-                                         "--hide", "/etc/ssh", "--wall", "10", "--report-isolation", "/tmp/report.json",
-                                         "--", "/bin/sh", "-c",
-                                         "id -u; ls " + kRepo.string() + " 2>&1 | head -1; touch /usr/x 2>&1 | head -1; "
-                                         "echo ok > /tmp/s/mine; (setsid sleep 1000 &)"};
+  const std::vector<std::string> args = {"--uid",
+                                         std::to_string(uid),
+                                         "--gid",
+                                         std::to_string(uid),
+                                         "--bind",
+                                         "/tmp/s",
+                                         "--hide",
+                                         "/etc/ssh",
+                                         "--wall",
+                                         "10",
+                                         "--report-isolation",
+                                         "/tmp/report.json",
+                                         "--",
+                                         "/bin/sh",
+                                         "-c",
+                                         "id -u; ls " + kRepo.string() +
+                                             " 2>&1 | head -1; touch /usr/x 2>&1 | head -1; "
+                                             "echo ok > /tmp/s/mine; (setsid sleep 1000 &)"};
   const int status = in_plain_chroot(true, args, out);
   const std::string text = read_file(out).value_or("");
   INFO(text);
@@ -499,8 +530,8 @@ TEST_CASE("jail: in a bare chroot (no /proc, no mount inside), refused with the 
   if (!can_jail()) return;
   const uid_t uid = kUidBase + 20;
   const fs::path out = "/tmp/cudalab-jail-test/bare-chroot.out";
-  std::vector<std::string> args = {"--uid", std::to_string(uid), "--gid", std::to_string(uid), "--wall", "10", "--",
-                                   "/bin/sh", "-c", "id -u"};
+  std::vector<std::string> args = {
+      "--uid", std::to_string(uid), "--gid", std::to_string(uid), "--wall", "10", "--", "/bin/sh", "-c", "id -u"};
   CHECK(in_plain_chroot(false, args, out) == 0);
   std::string text = read_file(out).value_or("");
   CHECK_MESSAGE(text.find("jail status 125") != std::string::npos, text);

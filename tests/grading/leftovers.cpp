@@ -23,8 +23,8 @@ int processes_of(uid_t uid) {
   int n = 0;
   for (const auto& e : fs::directory_iterator("/proc")) {
     struct stat st {};
-    if (std::isdigit(static_cast<unsigned char>(e.path().filename().string()[0])) && ::stat(e.path().c_str(), &st) == 0 &&
-        st.st_uid == uid)
+    if (std::isdigit(static_cast<unsigned char>(e.path().filename().string()[0])) &&
+        ::stat(e.path().c_str(), &st) == 0 && st.st_uid == uid)
       ++n;
   }
   return n;

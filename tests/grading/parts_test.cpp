@@ -44,20 +44,20 @@ TEST_CASE("discovery: folders, flat files and every odd case gets a verdict") {
   fs::path root = fresh_dir("discover");
   touch(root / "alice" / "lab3_multilevel_sum.cu");
   touch(root / "alice" / "notes.txt");
-  touch(root / "bob" / "src" / "Lab3.cu");          // any name with the lab's number, nested
+  touch(root / "bob" / "src" / "Lab3.cu");  // any name with the lab's number, nested
   touch(root / "carol" / "lab3.cu");
-  touch(root / "carol" / "lab3_v2.cu");             // two candidates
-  fs::create_directories(root / "dave");            // empty
-  touch(root / "erin" / "lab30.cu");                // lab 30 is not lab 3
+  touch(root / "carol" / "lab3_v2.cu");  // two candidates
+  fs::create_directories(root / "dave");  // empty
+  touch(root / "erin" / "lab30.cu");  // lab 30 is not lab 3
   touch(root / "erin" / "readme.md");
-  touch(root / "frank" / "reduce.cu");              // the only .cu file
-  touch(root / "gina_lab3_final.cu");               // flat file
-  touch(root / "syllabus.pdf");                     // ignored at the top
+  touch(root / "frank" / "reduce.cu");  // the only .cu file
+  touch(root / "gina_lab3_final.cu");  // flat file
+  touch(root / "syllabus.pdf");  // ignored at the top
   touch(root / "harry" / "lab3.cu.pdf");
-  touch(root / "harry" / "lab3.cu");                // the .cu wins over other lab3 files
+  touch(root / "harry" / "lab3.cu");  // the .cu wins over other lab3 files
   fs::create_directory_symlink("/etc", root / "ivan");  // a link is no student's folder
-  touch(root / "..." / "lab3.cu");                  // a hidden name is still a student, with a note
-  touch(root / "__MACOSX" / "lab3.cu");             // an archiver's leftovers are not
+  touch(root / "..." / "lab3.cu");  // a hidden name is still a student, with a note
+  touch(root / "__MACOSX" / "lab3.cu");  // an archiver's leftovers are not
   fs::create_directories(root / "judy");
   fs::create_symlink("/etc/passwd", root / "judy" / "lab3.cu");  // chosen, then refused when read
 
@@ -100,9 +100,9 @@ TEST_CASE("discovery: a Gradescope-style submission/ folder is one student") {
 TEST_CASE("discovery: repeated names get a free suffix; the grader's own names are never a student's") {
   fs::path root = fresh_dir("names");
   touch(root / "alice" / "lab3.cu");
-  touch(root / "alice_lab3.cu");                  // a second "alice"
-  touch(root / "alice-2" / "lab3.cu");            // a real student called alice-2
-  touch(root / "_reference" / "lab3.cu");         // the reference's folder in the work folder
+  touch(root / "alice_lab3.cu");  // a second "alice"
+  touch(root / "alice-2" / "lab3.cu");  // a real student called alice-2
+  touch(root / "_reference" / "lab3.cu");  // the reference's folder in the work folder
   Discovery d = discover(root, lab3());
   std::vector<std::string> names;
   for (const auto& s : d.submissions) names.push_back(s.student);
@@ -143,7 +143,10 @@ TEST_CASE("source text: BOM, CRLF, UTF-16, Latin-1 converted with notes; binarie
   REQUIRE(latin.ok);
   CHECK(latin.text == "// caf\xC3\xA9\nint w;\n");
 
-  SourceText elf = normalize_source(std::string("\x7F" "ELF\x02\x01\x01\0\0\0", 10));
+  SourceText elf =
+      normalize_source(std::string("\x7F"
+                                   "ELF\x02\x01\x01\0\0\0",
+                                   10));
   CHECK_FALSE(elf.ok);
   CHECK(elf.problem.find("not text") != std::string::npos);
   CHECK_FALSE(normalize_source("").ok);
@@ -187,12 +190,12 @@ TEST_CASE("static rules: #include names the lab's header or a system header, not
   CHECK(rule("#include </work/main/solutions/lab3_multilevel_sum.cu>\n") == "include_path");
   CHECK(rule("#include \"cudalab/../../../solutions/lab3_multilevel_sum.cu\"\n") == "include_path");
   CHECK(rule("#include \"solutions/lab3.h\"\n") == "include_path");
-  CHECK(rule("#include \"lab2_shared_sum.cu\"\n") == "include_path");     // another lab's file
-  CHECK(rule("#include \"sum_baselines.cpp\"\n") == "include_path");      // a harness source, by name
+  CHECK(rule("#include \"lab2_shared_sum.cu\"\n") == "include_path");  // another lab's file
+  CHECK(rule("#include \"sum_baselines.cpp\"\n") == "include_path");  // a harness source, by name
   CHECK(rule("#include \"..\\..\\solutions\\x.h\"\n") == "include_path");  // backslashes
   CHECK(rule("  #  include_next <../x.h>\n") == "include_path");
-  CHECK(rule("%:include \"../x.h\"\n") == "include_path");                // a digraph for #
-  CHECK(rule("#inc\\\nlude \"../x.h\"\n") == "include_path");             // a line splice
+  CHECK(rule("%:include \"../x.h\"\n") == "include_path");  // a digraph for #
+  CHECK(rule("#inc\\\nlude \"../x.h\"\n") == "include_path");  // a line splice
   CHECK(rule("#define REF \"../../solutions/lab3_multilevel_sum.cu\"\n#include REF\n") == "include_path");
   CHECK(rule("/* note */ #include /* c */ \"/etc/passwd\"\n") == "include_path");
   // Comments and strings that only mention it.
@@ -239,20 +242,23 @@ TEST_CASE("rubrics: every shipped rubric parses; mistakes are named") {
   CHECK(load_rubric(fs::path(CUDALAB_REPO) / "grading/rubrics/lab3.toml").limits.emulator_largest >= 1048577);
   CHECK(parse_rubric("lab = 3\n", "x").limits.emulator_largest == uint64_t(1) << 20);
   CHECK_THROWS_AS(parse_rubric("lab = 3\n[limits]\nemulator_largest = 0\n", "x.toml"), RubricError);
-  CHECK_THROWS_WITH_AS(parse_rubric("lab = 3\n[speed]\npoints = \"ten\"\n", "x.toml"), "x.toml: speed.points must be a number", RubricError);
+  CHECK_THROWS_WITH_AS(parse_rubric("lab = 3\n[speed]\npoints = \"ten\"\n", "x.toml"),
+                       "x.toml: speed.points must be a number", RubricError);
   CHECK_THROWS_AS(parse_rubric("lab = 3\n[rules]\nforbid = [\"numpy\"]\n", "x.toml"), RubricError);
   CHECK_THROWS_AS(parse_rubric("lab = \n", "x.toml"), RubricError);
   CHECK_THROWS_AS(parse_rubric("lab = 3\n[speed]\nfull_points_at = 5\nno_points_at = 2\n", "x.toml"), RubricError);
 }
 
 TEST_CASE("rubrics: ids that name no real check are found") {
-  Rubric r = parse_rubric("lab = 1\n[checks]\nhidden = [\"milion\"]\n[checks.points]\nodd_size = 3\nodd_sise = 2\n", "x");
+  Rubric r =
+      parse_rubric("lab = 1\n[checks]\nhidden = [\"milion\"]\n[checks.points]\nodd_size = 3\nodd_sise = 2\n", "x");
   CHECK(r.unknown_checks({"odd_size", "million"}) == std::vector<std::string>{"milion", "odd_sise"});
   CHECK(r.unknown_checks({"odd_size", "odd_sise", "milion"}).empty());
 }
 
 TEST_CASE("speed points, reference anchor: full at or under full_points_at, none at no_points_at, log in between") {
-  Rubric r = parse_rubric("lab = 3\n[speed]\npoints = 10\nanchor = \"reference\"\nfull_points_at = 1.2\nno_points_at = 10\n", "x");
+  Rubric r = parse_rubric(
+      "lab = 3\n[speed]\npoints = 10\nanchor = \"reference\"\nfull_points_at = 1.2\nno_points_at = 10\n", "x");
   auto points = [&](double ratio) { return r.speed_points_for(r.speed_fraction_vs_reference(ratio)); };
   CHECK(points(0.5) == 10);
   CHECK(points(1.2) == 10);
@@ -267,12 +273,12 @@ TEST_CASE("speed points, naive anchor: none at the naive kernel's speed, full ne
   Rubric r = parse_rubric("lab = 3\n[speed]\npoints = 10\nfull_points_at = 1.0\n", "x");
   CHECK(r.anchor == "naive");
   auto points = [&](double speedup) { return r.speed_points_for(r.speed_fraction_vs_naive(speedup, 16.0)); };
-  CHECK(points(0.5) == 0);   // slower than the naive kernel
-  CHECK(points(1.0) == 0);   // the naive kernel itself
+  CHECK(points(0.5) == 0);  // slower than the naive kernel
+  CHECK(points(1.0) == 0);  // the naive kernel itself
   CHECK(points(4.0) == doctest::Approx(5));  // half the doublings to the reference's 16x
   CHECK(points(16.0) == 10);
   CHECK(points(40.0) == 10);  // faster than the reference: still the full points, no more
-  r.full_at = 1.05;           // slack for timing noise: 16/1.05 = 15.24x gets full points
+  r.full_at = 1.05;  // slack for timing noise: 16/1.05 = 15.24x gets full points
   CHECK(points(15.3) == 10);
   CHECK(points(14.0) < 10);
   r.curve = "linear";
@@ -302,15 +308,16 @@ TEST_CASE("scoring: the naive anchor says both speed-ups; a lab whose naive kern
   r.verdict = kGraded;
   r.backend = "cuda";
   r.checks = {{"a", "", "pass", "", {}}};
-  r.student_ms = 0.25;      // 4x as fast as its run's naive kernel
+  r.student_ms = 0.25;  // 4x as fast as its run's naive kernel
   r.naive_ms = 1.0;
-  r.reference_ms = 0.1;     // 16x as fast as its run's naive kernel
+  r.reference_ms = 0.1;  // 16x as fast as its run's naive kernel
   r.reference_naive_ms = 1.6;
   Score s = score(r, rubric);
   CHECK(s.speed.speedup == doctest::Approx(4));
   CHECK(s.speed.reference_speedup == doctest::Approx(16));
   CHECK(s.speed.points == doctest::Approx(5));
-  CHECK(s.speed.note.find("4.00x as fast as the harness's naive kernel; the reference solution is 16.00x") != std::string::npos);
+  CHECK(s.speed.note.find("4.00x as fast as the harness's naive kernel; the reference solution is 16.00x") !=
+        std::string::npos);
   CHECK(s.speed.rule.find("no points at the naive kernel's speed") != std::string::npos);
 
   r.reference_naive_ms = 0.11;  // the naive kernel is about as fast as the reference (lab 1)
@@ -357,7 +364,8 @@ TEST_CASE("scoring: skipped checks leave the maximum; speed only for correct GPU
 TEST_CASE("verdict frame: only one frame with the run's secret is believed") {
   const std::string secret(64, 'a'), other(64, 'b');
   auto frame = [](const std::string& s, const std::string& json) {
-    return "CUDALAB-VERDICT-1 " + s + " " + std::to_string(json.size()) + "\n" + json + "\nCUDALAB-VERDICT-END " + s + "\n";
+    return "CUDALAB-VERDICT-1 " + s + " " + std::to_string(json.size()) + "\n" + json + "\nCUDALAB-VERDICT-END " + s +
+           "\n";
   };
   Verdict ok = find_verdict("noise" + frame(other, "{\"fake\":1}") + frame(secret, "{\"real\":1}") + "tail", secret);
   REQUIRE(ok.ok);
@@ -431,14 +439,22 @@ TEST_CASE("a visible check's message never names a hidden check, not even as a p
 // A check of a checker's report (schema 2), as the checker writes it.
 static nlohmann::json report_check(const std::string& id, const std::string& status, const std::string& cause,
                                    const std::string& judged_by = "checker") {
-  return {{"id", id}, {"title", id}, {"status", status}, {"cause", cause}, {"judged_by", judged_by},
-          {"message", "words for people"}, {"notes", nlohmann::json::array()}};
+  return {{"id", id},
+          {"title", id},
+          {"status", status},
+          {"cause", cause},
+          {"judged_by", judged_by},
+          {"message", "words for people"},
+          {"notes", nlohmann::json::array()}};
 }
 
 TEST_CASE("the checker's report: each check's cause and judge are read as fields; another schema is refused") {
-  nlohmann::json report = {{"cudalab", kReportSchema}, {"lab", 1}, {"backend", "cuda"},
-                           {"checks", {report_check("one", "error", "time_limit"),
-                                       report_check("barriers", "skipped", "needs_emulator", "emulator")}}};
+  nlohmann::json report = {{"cudalab", kReportSchema},
+                           {"lab", 1},
+                           {"backend", "cuda"},
+                           {"checks",
+                            {report_check("one", "error", "time_limit"),
+                             report_check("barriers", "skipped", "needs_emulator", "emulator")}}};
   LabReport r = parse_lab_report(report.dump());
   REQUIRE(r.checks.size() == 2);
   CHECK(r.checks[0].cause == "time_limit");
@@ -450,11 +466,17 @@ TEST_CASE("the checker's report: each check's cause and judge are read as fields
 }
 
 TEST_CASE("--profile: the report's section is read; feedback and Gradescope show it, or why not, and no point moves") {
-  nlohmann::json report = {{"cudalab", kReportSchema}, {"lab", 1}, {"backend", "cpu"},
+  nlohmann::json report = {{"cudalab", kReportSchema},
+                           {"lab", 1},
+                           {"backend", "cpu"},
                            {"checks", {report_check("one", "pass", "none")}},
-                           {"profile", {{"ran", true}, {"size", "262144"}, {"problem", ""}, {"limiter", "none"},
-                                        {"first_sentence", "Nothing stands out."},
-                                        {"text", "Nothing stands out.\n\nfigure   yours   reference\n"}}}};
+                           {"profile",
+                            {{"ran", true},
+                             {"size", "262144"},
+                             {"problem", ""},
+                             {"limiter", "none"},
+                             {"first_sentence", "Nothing stands out."},
+                             {"text", "Nothing stands out.\n\nfigure   yours   reference\n"}}}};
   LabReport lr = parse_lab_report(report.dump());
   REQUIRE(lr.profile);
   CHECK(lr.profile->ran);

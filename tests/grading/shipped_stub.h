@@ -26,12 +26,13 @@ inline std::optional<std::string> command_output(const std::string& cmd) {
 
 // Whether `repo` is the top of a git checkout with a commit (not merely a folder inside one).
 inline bool is_git_checkout(const grading::fs::path& repo) {
-  const auto top = command_output("git -c safe.directory='*' -C '" + repo.string() +
-                                  "' rev-parse --show-toplevel 2>/dev/null");
+  const auto top =
+      command_output("git -c safe.directory='*' -C '" + repo.string() + "' rev-parse --show-toplevel 2>/dev/null");
   if (!top || top->empty()) return false;
   std::error_code ec;
   return grading::fs::equivalent(top->substr(0, top->find_last_not_of("\r\n") + 1), repo, ec) &&
-         command_output("git -c safe.directory='*' -C '" + repo.string() + "' rev-parse -q --verify HEAD >/dev/null 2>&1")
+         command_output("git -c safe.directory='*' -C '" + repo.string() +
+                        "' rev-parse -q --verify HEAD >/dev/null 2>&1")
              .has_value();
 }
 

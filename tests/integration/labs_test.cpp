@@ -42,8 +42,8 @@ Run run_binary(const std::string& runner, int lab, bool timed = false, const std
   std::string json_path = g_build_dir + "/test-reports/" + flat + ".json";
   std::system(("mkdir -p " + g_build_dir + "/test-reports").c_str());
   // A hang would stop the suite: every run gets a wall-clock limit.
-  std::string cmd = "timeout 300 " + binary + (timed ? "" : " --no-timing") + " --seed " + std::to_string(1000 + lab) + " --json " +
-                    json_path + (args.empty() ? "" : " " + args) + " > " + json_path + ".log 2>&1";
+  std::string cmd = "timeout 300 " + binary + (timed ? "" : " --no-timing") + " --seed " + std::to_string(1000 + lab) +
+                    " --json " + json_path + (args.empty() ? "" : " " + args) + " > " + json_path + ".log 2>&1";
   int raw = std::system(cmd.c_str());
   Run r;
   r.exit_status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
@@ -126,9 +126,9 @@ struct Expectation {
   bool not_run = false;
   std::string timing;  // a timing status expected (the fixture then runs with timing)
   std::string backends = "cuda cpu";
-  std::string args;    // more options for the checker ("--hidden-checks ID": as the grader runs it)
+  std::string args;  // more options for the checker ("--hidden-checks ID": as the grader runs it)
   bool grader_limit = false;  // run with the grader's per-check limit ("// check-limit: grader")
-  std::vector<std::string> absent;          // text the JSON report must not hold anywhere
+  std::vector<std::string> absent;  // text the JSON report must not hold anywhere
   std::vector<std::string> absent_visible;  // text no visible check's message or notes may hold
 };
 Expectation read_expectation(const std::string& source) {
@@ -208,7 +208,8 @@ TEST_CASE("planted bugs get the verdict and message their fixture states") {
       if (hidden.find("," + c["id"].get<std::string>() + ",") != std::string::npos) continue;
       const std::string words = c["message"].dump() + c["notes"].dump();
       for (const auto& a : e.absent_visible)
-        CHECK_MESSAGE(words.find(a) == std::string::npos, "visible check " << c["id"] << " says '" << a << "': " << words);
+        CHECK_MESSAGE(words.find(a) == std::string::npos,
+                      "visible check " << c["id"] << " says '" << a << "': " << words);
     }
   }
   CHECK(count > 0);

@@ -58,12 +58,13 @@ TEST_CASE("errors confined to the last partial tile blame the bounds") {
   std::vector<float> got(1600, 1.0f);
   got[35 * 40 + 3] = 7.0f;  // row 35: inside the partial tile row
   got[2 * 40 + 39] = 7.0f;  // col 39: inside the partial tile column
-  CHECK(describe_pattern([&] {
-          std::vector<bool> w(1600);
-          w[35 * 40 + 3] = w[2 * 40 + 39] = true;
-          return w;
-        }(),
-                         std::vector<bool>(1600), l) == "only the last partial tile is wrong: check your bounds");
+  CHECK(describe_pattern(
+            [&] {
+              std::vector<bool> w(1600);
+              w[35 * 40 + 3] = w[2 * 40 + 39] = true;
+              return w;
+            }(),
+            std::vector<bool>(1600), l) == "only the last partial tile is wrong: check your bounds");
   CheckResult r = compare_outputs(expected, got, nullptr, l);
   CHECK(r.mismatches[0].where == "(row 2, col 39)");
 }

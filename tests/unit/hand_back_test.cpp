@@ -45,7 +45,8 @@ wire::HandBack decoded(const std::string& bytes, const std::vector<wire::CallReq
 }  // namespace
 
 TEST_CASE("a hand-back with drawn indices round-trips, and only kept calls carry indices") {
-  const std::vector<wire::CallRequest> batch = {transpose_call(1000, 3), transpose_call(1000, 3), transpose_call(1000, 3)};
+  const std::vector<wire::CallRequest> batch = {transpose_call(1000, 3), transpose_call(1000, 3),
+                                                transpose_call(1000, 3)};
   wire::HandBack h;
   h.calls = {1, 0, 1};
   h.indices = {{{999, 0, 512}}, {}, {{999, 998, 7}}};

@@ -32,8 +32,10 @@ ProfileDigest digest(const std::string& yours, const std::string& reference) {
   return digest_profile(in);
 }
 
-const char* kPadded = "line labs/lab4.cu:20 sload requests 100 lanes 3200 lanes_possible 3200 units 100 ideal_units 100 bytes 12800";
-const char* kConflicted = "line labs/lab4.cu:20 sload requests 100 lanes 3200 lanes_possible 3200 units 3200 ideal_units 100 bytes 12800";
+const char* kPadded =
+    "line labs/lab4.cu:20 sload requests 100 lanes 3200 lanes_possible 3200 units 100 ideal_units 100 bytes 12800";
+const char* kConflicted =
+    "line labs/lab4.cu:20 sload requests 100 lanes 3200 lanes_possible 3200 units 3200 ideal_units 100 bytes 12800";
 
 }  // namespace
 
@@ -45,9 +47,11 @@ TEST_CASE("profile notes: read as numbers, refused when they do not add up") {
   CHECK(k->lines[1].kind == AccessKind::SharedLoad);
   CHECK(k->static_smem == 4096);
   CHECK_FALSE(parse_profile_note("cudalab: note: barrier divergence at x:1"));
-  CHECK_FALSE(parse_profile_note(note("line a:1 sload requests nan lanes 1 lanes_possible 1 units 1 ideal_units 1 bytes 4")));
+  CHECK_FALSE(
+      parse_profile_note(note("line a:1 sload requests nan lanes 1 lanes_possible 1 units 1 ideal_units 1 bytes 4")));
   // More busy lanes than the warps had: not a count the emulator could make.
-  CHECK_FALSE(parse_profile_note(note("line a:1 sload requests 1 lanes 64 lanes_possible 32 units 1 ideal_units 1 bytes 4")));
+  CHECK_FALSE(
+      parse_profile_note(note("line a:1 sload requests 1 lanes 64 lanes_possible 32 units 1 ideal_units 1 bytes 4")));
 }
 
 TEST_CASE("profile digest: the limiter named at its line, the reference quiet") {
@@ -62,7 +66,8 @@ TEST_CASE("profile digest: the limiter named at its line, the reference quiet") 
   CHECK(same.limiter == "none");
   // Worse than the reference is not enough when the figure itself is fine (1.2 passes a request).
   const ProfileDigest slight = digest(
-      "line labs/lab4.cu:20 sload requests 100 lanes 3200 lanes_possible 3200 units 120 ideal_units 100 bytes 12800", kPadded);
+      "line labs/lab4.cu:20 sload requests 100 lanes 3200 lanes_possible 3200 units 120 ideal_units 100 bytes 12800",
+      kPadded);
   CHECK(slight.limiter == "none");
 }
 
@@ -77,7 +82,8 @@ TEST_CASE("profile from Nsight Compute's raw CSV: one line of each kind per kern
       "\"0\",\"lab4-runner\",\"fill_kernel\",\"1000\",\"256\",\"10\",\"40\",\"40\",\"40\",\"1\",\"0\"\n"
       "\"1\",\"lab4-runner\",\"transpose(const float *, float *, int, int)\",\"3,136\",\"256\",\"100\",\"3200\","
       "\"3600\",\"800\",\"5\",\"9\"\n"
-      "\"2\",\"lab4\",\"cudalab::<unnamed>::range_sum_kernel(double *)\",\"9\",\"32\",\"1\",\"1\",\"1\",\"1\",\"0\",\"0\"\n";
+      "\"2\",\"lab4\",\"cudalab::<unnamed>::range_sum_kernel(double "
+      "*)\",\"9\",\"32\",\"1\",\"1\",\"1\",\"1\",\"0\",\"0\"\n";
   const ProfileFigures f = read_ncu_csv(csv, {"fill_kernel"});
   REQUIRE(f.problem.empty());
   REQUIRE(f.kernels.size() == 1);

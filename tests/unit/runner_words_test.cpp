@@ -28,7 +28,7 @@ LabSource fake_source() {
 wire::CallReply failed(wire::Cause cause, int32_t code, const std::string& message) {
   wire::CallReply r;
   r.outcome = cause == wire::Cause::Exception || cause == wire::Cause::OtherThrow ? wire::Outcome::Exception
-                                                                                 : wire::Outcome::CudaError;
+                                                                                  : wire::Outcome::CudaError;
   r.message = message;
   r.failure.cause = cause;
   r.failure.cuda_code = code;
@@ -89,7 +89,8 @@ TEST_CASE("a checked call is quoted only as the file writes it") {
   r.failure.call = "cudaMalloc(&p, 1048583)";
   r.failure.file = "lab3_multilevel_sum.cu";
   r.failure.line = 2;
-  CHECK(failure_message(r, "f", src) == "cudaMalloc at labs/lab3_multilevel_sum.cu:2 failed: out of memory (cudaErrorMemoryAllocation)");
+  CHECK(failure_message(r, "f", src) ==
+        "cudaMalloc at labs/lab3_multilevel_sum.cu:2 failed: out of memory (cudaErrorMemoryAllocation)");
 }
 
 TEST_CASE("places: the lab file and one of its lines") {
@@ -102,17 +103,21 @@ TEST_CASE("places: the lab file and one of its lines") {
 }
 
 TEST_CASE("the CPU backend's diagnoses are recognized and said in the checker's words") {
-  wire::CallReply r = failed(wire::Cause::KernelRun, 719,
-                             "kernel k (launched at x.cu:3) failed while running: block (1048583,0,0) of kernel k can never "
-                             "finish: ... Every lane named in the mask must call the same warp operation; on a GPU ...");
+  wire::CallReply r =
+      failed(wire::Cause::KernelRun, 719,
+             "kernel k (launched at x.cu:3) failed while running: block (1048583,0,0) of kernel k can never "
+             "finish: ... Every lane named in the mask must call the same warp operation; on a GPU ...");
   r.failure.kernel = "reduce_level";
   const std::string m = failure_message(r, "f", fake_source());
-  CHECK(m.find("kernel reduce_level failed while running: unspecified launch failure (cudaErrorLaunchFailure): the lanes of "
-               "a warp") == 0);
+  CHECK(
+      m.find(
+          "kernel reduce_level failed while running: unspecified launch failure (cudaErrorLaunchFailure): the lanes of "
+          "a warp") == 0);
   CHECK(m.find("must call the same warp operation") != std::string::npos);
   CHECK(m.find("1048583") == std::string::npos);
 
-  r = failed(wire::Cause::KernelRun, 700, "kernel wild (launched at x.cu:3) failed while running: thread 5 wrote d[1048583]");
+  r = failed(wire::Cause::KernelRun, 700,
+             "kernel wild (launched at x.cu:3) failed while running: thread 5 wrote d[1048583]");
   r.failure.kernel = "reduce_level";
   CHECK(failure_message(r, "f", fake_source()) ==
         "kernel reduce_level failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress): "
@@ -141,7 +146,8 @@ TEST_CASE("notes: the race detector's finding, its lines in order, its words che
   const auto notes = notes_in_checker_words(
       {"cudalab: note: data race on shared memory at labs/lab3_multilevel_sum.cu:17 (atomic) and "
        "labs/lab3_multilevel_sum.cu:14 (write): in kernel k (launched at x.cu:3), thread 2 of block 0 updated it "
-       "atomically (byte 8 of the __shared__ array reduce_level) at labs/lab3_multilevel_sum.cu:17, and thread 3 of block 0 "
+       "atomically (byte 8 of the __shared__ array reduce_level) at labs/lab3_multilevel_sum.cu:17, and thread 3 of "
+       "block 0 "
        "wrote it at labs/lab3_multilevel_sum.cu:14, with no __syncthreads() between the two.",
        // A place outside the lab file, a thread that is not a number, a kind the checker does not know:
        "cudalab: note: data race between blocks on global memory at /etc/passwd:3 (read) and "
@@ -151,10 +157,11 @@ TEST_CASE("notes: the race detector's finding, its lines in order, its words che
       {}, src);
   REQUIRE(notes.size() == 2);
   // The earlier line first, with its own kind and thread, whichever access came first.
-  CHECK(notes[0].rfind("a data race on shared memory (reduce_level): a write at labs/lab3_multilevel_sum.cu:14 and an atomic "
-                       "update at labs/lab3_multilevel_sum.cu:17 touch the same memory from two threads (thread 3 of "
-                       "block 0, thread 2 of block 0) with no __syncthreads() between them",
-                       0) == 0);
+  CHECK(notes[0].rfind(
+            "a data race on shared memory (reduce_level): a write at labs/lab3_multilevel_sum.cu:14 and an atomic "
+            "update at labs/lab3_multilevel_sum.cu:17 touch the same memory from two threads (thread 3 of "
+            "block 0, thread 2 of block 0) with no __syncthreads() between them",
+            0) == 0);
   CHECK(is_race_note(notes[0]));
   CHECK(notes[1].rfind("a data race on global memory, between blocks: a read at a line of yours and a write at "
                        "labs/lab3_multilevel_sum.cu:9 touch the same memory from two threads, and blocks run in no "
@@ -169,16 +176,19 @@ TEST_CASE("notes: a race on global memory names the buffer only when the checker
   auto note = [](const std::string& memory) {
     return "cudalab: note: data race between blocks on global memory at labs/lab3_multilevel_sum.cu:9 (read) and "
            "labs/lab3_multilevel_sum.cu:14 (write): in kernel level (launched at labs/lab3_multilevel_sum.cu:20), "
-           "thread 1 of block 0 read it (" + memory + ") at labs/lab3_multilevel_sum.cu:9, and thread 0 of block 1 "
+           "thread 1 of block 0 read it (" +
+           memory +
+           ") at labs/lab3_multilevel_sum.cu:9, and thread 0 of block 1 "
            "wrote it at labs/lab3_multilevel_sum.cu:14. Blocks run in no order CUDA promises.";
   };
   const auto notes = notes_in_checker_words({note("d_scratch, at byte 4"), note("SECRET, at byte 4"),
                                              note("a 4096-byte cudaMalloc allocation of yours, at byte 0")},
                                             {}, src, {"d_in", "d_scratch", "d_sum"});
   REQUIRE(notes.size() == 3);
-  CHECK(notes[0].rfind("a data race on global memory (d_scratch), between blocks: a read at labs/lab3_multilevel_sum.cu:9 "
-                       "and a write at labs/lab3_multilevel_sum.cu:14",
-                       0) == 0);
+  CHECK(notes[0].rfind(
+            "a data race on global memory (d_scratch), between blocks: a read at labs/lab3_multilevel_sum.cu:9 "
+            "and a write at labs/lab3_multilevel_sum.cu:14",
+            0) == 0);
   CHECK(notes[1].rfind("a data race on global memory, between blocks: a read at", 0) == 0);
   CHECK(notes[2].rfind("a data race on global memory (a cudaMalloc allocation of yours), between blocks: ", 0) == 0);
   for (const auto& n : notes) CHECK(is_race_note(n));
@@ -193,9 +203,10 @@ TEST_CASE("notes: every thread writing one word is told to let one thread write 
        "labs/lab3_multilevel_sum.cu:9, with no __syncthreads() between the two."},
       {}, fake_source(), {"d_sum"});
   REQUIRE(notes.size() == 1);
-  CHECK(notes[0] == "a data race on global memory (d_sum): writes at labs/lab3_multilevel_sum.cu:9 touch the same memory "
-                    "from two threads (thread 0 of block 2, thread 1 of block 2): let one thread write it "
-                    "(`if (threadIdx.x == 0)`)");
+  CHECK(notes[0] ==
+        "a data race on global memory (d_sum): writes at labs/lab3_multilevel_sum.cu:9 touch the same memory "
+        "from two threads (thread 0 of block 2, thread 1 of block 2): let one thread write it "
+        "(`if (threadIdx.x == 0)`)");
   CHECK(is_race_note(notes[0]));
 }
 
@@ -282,11 +293,12 @@ TEST_CASE("a 32-bit grid-stride index compared with a size_t is found, others ar
   CHECK(x->is_signed);
   CHECK(cudalab::narrow_index_words(*x, "lab6.cu").find("wraps past 2^31") != std::string::npos);
   // size_t index, or an int counting uint4s up to a bound of its own: nothing to say.
-  CHECK_FALSE(cudalab::narrow_grid_stride_index(
-      "void k(size_t n) { for (size_t i = blockIdx.x * 256; i < n; i += 256) ; }"));
+  CHECK_FALSE(
+      cudalab::narrow_grid_stride_index("void k(size_t n) { for (size_t i = blockIdx.x * 256; i < n; i += 256) ; }"));
   CHECK_FALSE(cudalab::narrow_grid_stride_index(
       "void k(size_t n) { const int n16 = n / 16; for (int i = blockIdx.x * 256; i < n16; i += 256) ; }"));
-  auto u = cudalab::narrow_grid_stride_index("void k(size_t n) { unsigned i = blockIdx.x * 256u;\n while (i < n) { i += 7; } }");
+  auto u = cudalab::narrow_grid_stride_index(
+      "void k(size_t n) { unsigned i = blockIdx.x * 256u;\n while (i < n) { i += 7; } }");
   REQUIRE(u);
   CHECK_FALSE(u->is_signed);
   // The start reached through a name of its own, and a bound spelled as another 64-bit type: the

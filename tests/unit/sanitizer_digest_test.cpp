@@ -49,8 +49,9 @@ TEST_CASE("sanitizer digest: UBSan's bounds check names the line, the index and 
       "tests/cpu/fixtures/static_shared_oob.cu:11:9: runtime error: index 128 out of bounds for type 'float [128]'\n"
       "    #0 0x55c58f8e2862 in stage(float const*, float*) tests/cpu/fixtures/static_shared_oob.cu:11\n");
   REQUIRE(f.size() == 1);
-  CHECK(f[0].text ==
-        "UndefinedBehaviorSanitizer: index 128 out of bounds for type 'float [128]' at static_shared_oob.cu:11 (stage)");
+  CHECK(
+      f[0].text ==
+      "UndefinedBehaviorSanitizer: index 128 out of bounds for type 'float [128]' at static_shared_oob.cu:11 (stage)");
 }
 
 TEST_CASE("sanitizer digest: what the runner wrote is untrusted: control bytes never pass, nothing else is a finding") {

@@ -112,11 +112,11 @@ TEST_CASE("a batch lasts about 20 ms on the checker's clock, memory and the call
   CHECK(batch_reps(0.1, 1, uint64_t(1) << 40) == 200);
   CHECK(batch_reps(3.0, 1, uint64_t(1) << 40) == 7);
   CHECK(batch_reps(50.0, 1, uint64_t(1) << 40) == 1);
-  CHECK(batch_reps(0.0, 1, uint64_t(1) << 40) == 8192);    // the most calls a batch makes
+  CHECK(batch_reps(0.0, 1, uint64_t(1) << 40) == 8192);  // the most calls a batch makes
   CHECK(batch_reps(-1.0, 1, uint64_t(1) << 40) == 8192);
   CHECK(batch_reps(0.1, uint64_t(1) << 30, uint64_t(8) << 30) == 8);  // memory for 8
   CHECK(batch_reps(0.1, uint64_t(1) << 30, uint64_t(1) << 20) == 1);  // never none
-  CHECK(clock_per_call_ms({10, 0, 0.1}) == 0);                        // overhead only: 0, never below
+  CHECK(clock_per_call_ms({10, 0, 0.1}) == 0);  // overhead only: 0, never below
   CHECK(clock_per_call_ms({10, 0, 10.25}) == doctest::Approx(1.0));
 }
 

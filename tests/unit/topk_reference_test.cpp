@@ -42,7 +42,8 @@ bool same(const std::vector<TopKEntry>& a, const std::vector<TopKEntry>& b) {
 
 TEST_CASE("top_k_of_fill is the first k of the fill's values, ties to the lower index") {
   // Uniform values as lab 8 draws them, and skewed ones (u^8 of a narrow range: many ties at the top).
-  for (const wire::Fill& f : {fill_of(3, -1000.0f, 1000.0f, 1), fill_of(4, 0.0f, 1.0f, 8), fill_of(5, 1.0f, 1.001f, 1)}) {
+  for (const wire::Fill& f :
+       {fill_of(3, -1000.0f, 1000.0f, 1), fill_of(4, 0.0f, 1.0f, 8), fill_of(5, 1.0f, 1.001f, 1)}) {
     const size_t n = 300007;
     const std::vector<float> values = values_of(n, f);
     for (size_t k : {size_t(1), size_t(64), size_t(256)}) {
@@ -53,14 +54,15 @@ TEST_CASE("top_k_of_fill is the first k of the fill's values, ties to the lower 
   // The third fill ties: its first 256 hold equal values at more than one index.
   const std::vector<TopKEntry> tied = top_k_of_fill(300007, fill_of(5, 1.0f, 1.001f, 1), 256);
   bool tie = false;
-  for (size_t p = 1; p < tied.size(); ++p) tie |= tied[p].value == tied[p - 1].value && tied[p].index > tied[p - 1].index;
+  for (size_t p = 1; p < tied.size(); ++p)
+    tie |= tied[p].value == tied[p - 1].value && tied[p].index > tied[p - 1].index;
   CHECK(tie);
 }
 
 TEST_CASE("top_k_matches: exact places, values bit for bit") {
   const std::vector<TopKEntry> expected = {{5.0f, 7}, {0.0f, 2}, {0.0f, 3}};
   CHECK(top_k_matches(expected, {5.0f, 0.0f, 0.0f}, {7, 2, 3}));
-  CHECK_FALSE(top_k_matches(expected, {5.0f, 0.0f, 0.0f}, {7, 3, 2}));   // a tie the wrong way
+  CHECK_FALSE(top_k_matches(expected, {5.0f, 0.0f, 0.0f}, {7, 3, 2}));  // a tie the wrong way
   CHECK_FALSE(top_k_matches(expected, {5.0f, -0.0f, 0.0f}, {7, 2, 3}));  // -0.0 is not element 2's bits
-  CHECK_FALSE(top_k_matches(expected, {5.0f, 0.0f}, {7, 2}));            // a place short
+  CHECK_FALSE(top_k_matches(expected, {5.0f, 0.0f}, {7, 2}));  // a place short
 }

@@ -46,11 +46,14 @@ void check_launch(const char* kernel, const char* file, int line) {
 }  // namespace cudalab
 
 namespace lab9_search {
+// A list of macro uses, laid out by hand (the formatter cannot lay out a macro list).
+// clang-format off
 #define DECLARE_PART(p) void register_part_##p(std::vector<Candidate>&);
 DECLARE_PART(0) DECLARE_PART(1) DECLARE_PART(2) DECLARE_PART(3) DECLARE_PART(4) DECLARE_PART(5) DECLARE_PART(6)
 DECLARE_PART(7) DECLARE_PART(8) DECLARE_PART(9) DECLARE_PART(10) DECLARE_PART(11) DECLARE_PART(12) DECLARE_PART(13)
 DECLARE_PART(14) DECLARE_PART(15)
 static_assert(kParts == 16, "one DECLARE_PART per part");
+// clang-format on
 void register_part(int part, std::vector<Candidate>& out) {
   using F = void (*)(std::vector<Candidate>&);
   static const F parts[kParts] = {register_part_0,  register_part_1,  register_part_2,  register_part_3,
@@ -65,20 +68,21 @@ namespace {
 
 using lab9_search::Candidate;
 
-#define CUBLAS_CHECK(call)                                                           \
-  do {                                                                               \
-    const cublasStatus_t s_ = (call);                                                \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                               \
+#define CUBLAS_CHECK(call)                                                                \
+  do {                                                                                    \
+    const cublasStatus_t s_ = (call);                                                     \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                    \
       std::fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #call, int(s_)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
+      std::exit(1);                                                                       \
+    }                                                                                     \
   } while (0)
 
 struct Shape {
   int M, N, K;
   const char* name;
 };
-const Shape kShapes[] = {{4096, 4096, 4096, "4096^3"}, {1024, 1024, 1024, "1024^3"}, {4096, 2048, 1000, "4096x2048x1000"}};
+const Shape kShapes[] = {
+    {4096, 4096, 4096, "4096^3"}, {1024, 1024, 1024, "1024^3"}, {4096, 2048, 1000, "4096x2048x1000"}};
 constexpr int kNumShapes = 3;
 constexpr int kCublas = -2, kSolution = -1;
 constexpr size_t kMax = size_t(4096) * 4096;
@@ -170,8 +174,9 @@ std::string label(const Candidate* c, int id) {
 void print_tables(const std::vector<Candidate>& cands, const Results& r) {
   std::map<int, const Candidate*> by_id;
   for (const auto& c : cands) by_id[c.id] = &c;
-  std::printf("\nparams: BM, BN, BK, WM, WN, TM, TN, STAGES, AMODE (0 registers, 1 cp.async 4 B), BMODE (0 registers, "
-              "1 cp.async 16 B), SWZ, MINB, FRAG (1 double-buffered fragments), KSPLIT (split-K)\n");
+  std::printf(
+      "\nparams: BM, BN, BK, WM, WN, TM, TN, STAGES, AMODE (0 registers, 1 cp.async 4 B), BMODE (0 registers, "
+      "1 cp.async 16 B), SWZ, MINB, FRAG (1 double-buffered fragments), KSPLIT (split-K)\n");
   for (int s = 0; s < kNumShapes; ++s) {
     const auto cu = r.find(kCublas);
     const double cublas_tf = cu != r.end() && cu->second[s].have ? tflops(kShapes[s], cu->second[s].ms) : 0;
@@ -218,9 +223,12 @@ int main(int argc, char** argv) {
   int from = 0, only = -1000;
   const char* results_path = "lab9_search_results.txt";
   for (int a = 1; a < argc; ++a) {
-    if (!std::strcmp(argv[a], "--from") && a + 1 < argc) from = std::atoi(argv[++a]);
-    else if (!std::strcmp(argv[a], "--only") && a + 1 < argc) only = std::atoi(argv[++a]);
-    else if (!std::strcmp(argv[a], "--results") && a + 1 < argc) results_path = argv[++a];
+    if (!std::strcmp(argv[a], "--from") && a + 1 < argc)
+      from = std::atoi(argv[++a]);
+    else if (!std::strcmp(argv[a], "--only") && a + 1 < argc)
+      only = std::atoi(argv[++a]);
+    else if (!std::strcmp(argv[a], "--results") && a + 1 < argc)
+      results_path = argv[++a];
     else {
       std::fprintf(stderr, "usage: %s [--from ID] [--only ID] [--results FILE]\n", argv[0]);
       return 2;
@@ -232,9 +240,10 @@ int main(int argc, char** argv) {
 
   cudaDeviceProp prop{};
   BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("%s (sm_%d%d, %d SMs, %d MB L2); %zu candidates; median of %d after %d warm-ups, L2 flushed before each\n",
-              prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, cands.size(),
-              bench::kRepeats, bench::kWarmups);
+  std::printf(
+      "%s (sm_%d%d, %d SMs, %d MB L2); %zu candidates; median of %d after %d warm-ups, L2 flushed before each\n",
+      prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, cands.size(),
+      bench::kRepeats, bench::kWarmups);
   std::fflush(stdout);
 
   Buffers b;
@@ -242,7 +251,8 @@ int main(int argc, char** argv) {
   BENCH_CHECK(cudaMalloc(&b.B, kMax * sizeof(float)));
   BENCH_CHECK(cudaMalloc(&b.C, (kMax + kGuard) * sizeof(float)));
   BENCH_CHECK(cudaMalloc(&b.scratch, 2 * sizeof(unsigned)));
-  for (int s = 0; s < kNumShapes; ++s) BENCH_CHECK(cudaMalloc(&b.ref[s], size_t(kShapes[s].M) * kShapes[s].N * sizeof(float)));
+  for (int s = 0; s < kNumShapes; ++s)
+    BENCH_CHECK(cudaMalloc(&b.ref[s], size_t(kShapes[s].M) * kShapes[s].N * sizeof(float)));
   bench::fill_floats<<<1024, 256>>>(b.A, kMax, 1);
   bench::fill_floats<<<1024, 256>>>(b.B, kMax, 2);
   const bench::L2Flush flush;
@@ -287,7 +297,10 @@ int main(int argc, char** argv) {
       record(kSolution, s, ms, err);
       std::printf("  solution %-16s %9.4f ms %8.2f TFLOP/s  max rel %.2e\n", sh.name, ms, tflops(sh, ms), err);
     }
-    const Shape odd[] = {{1023, 1001, 999, "1023x1001x999"}, {4097, 129, 130, "4097x129x130"}, {127, 254, 4096, "127x254x4096"}, {1, 1, 1, "1x1x1"}};
+    const Shape odd[] = {{1023, 1001, 999, "1023x1001x999"},
+                         {4097, 129, 130, "4097x129x130"},
+                         {127, 254, 4096, "127x254x4096"},
+                         {1, 1, 1, "1x1x1"}};
     for (const Shape& sh : odd) {
       float* ref = b.ref[0];  // 4096^2 floats: room for any of these
       cublas(sh, ref);

@@ -43,7 +43,8 @@ struct SharedMemory {
       throw LabCallFailure(LabCallFailure::Kind::Refused, "the checker could not make shared memory for the call");
     if (n) {
       void* m = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      if (m == MAP_FAILED) throw LabCallFailure(LabCallFailure::Kind::Refused, "the checker could not map shared memory");
+      if (m == MAP_FAILED)
+        throw LabCallFailure(LabCallFailure::Kind::Refused, "the checker could not map shared memory");
       p = static_cast<uint8_t*>(m);
     }
   }
@@ -143,7 +144,8 @@ void LabCall::scalar(size_t param, int64_t v) {
 }
 
 size_t LabCall::sampled_output(size_t param, size_t count, uint32_t samples) {
-  if (samples == 0 || samples > wire::kMaxSamples) throw std::logic_error("a sampled output draws 1 to 65,536 elements");
+  if (samples == 0 || samples > wire::kMaxSamples)
+    throw std::logic_error("a sampled output draws 1 to 65,536 elements");
   if (param < signature_.buffers.size() && signature_.buffers[param].type != wire::ElemType::F32)
     throw std::logic_error(std::string(signature_.function) + ": a sampled output holds floats");
   const size_t b = output(param, count);
@@ -158,7 +160,8 @@ static std::string refused_copy_note(const wire::RefusedCopy& r) {
                           : r.direction == "host_to_device" ? "from the host to the device"
                           : r.direction == "host"           ? "into host memory"
                                                             : "between host buffers";
-  return "your " + call + " " + way + " was refused and did not happen (it returned cudaErrorNotPermitted): in a lab "
+  return "your " + call + " " + way +
+         " was refused and did not happen (it returned cudaErrorNotPermitted): in a lab "
          "the harness moves every input and output, and the answer must come from your kernels. Copies and fills "
          "of your own device buffers (cudaMemcpyDeviceToDevice, cudaMemset) are fine";
 }
@@ -170,10 +173,11 @@ static std::string refused_copy_note(const wire::RefusedCopy& r) {
   // the runner sent before it died names the call (if it came).
   if (how.rfind("was killed by signal " + std::to_string(SIGSYS) + " ", 0) == 0) {
     const auto* refused = dynamic_cast<const SyscallRefusedFrame*>(&e);
-    throw LabCallFailure(LabCallFailure::Kind::Forbidden,
-                         // The number only: a file name would be the runner's own text in the checker's sentence,
-                         // shown even for a hidden check (and files are answered EACCES, never this way, now).
-                         refused_syscall_message(function, refused ? std::optional<uint32_t>(refused->number) : std::nullopt));
+    throw LabCallFailure(
+        LabCallFailure::Kind::Forbidden,
+        // The number only: a file name would be the runner's own text in the checker's sentence,
+        // shown even for a hidden check (and files are answered EACCES, never this way, now).
+        refused_syscall_message(function, refused ? std::optional<uint32_t>(refused->number) : std::nullopt));
   }
   // A time limit outside the checker's own ended it: a wrapper's wall clock (the grader's jail,
   // timeout(1): status 124) or the CPU time limit (SIGXCPU, which a GPU wait that spins also
@@ -185,10 +189,11 @@ static std::string refused_copy_note(const wire::RefusedCopy& r) {
                              (wall ? "the time allowed for the run" : "the CPU time allowed for the run") +
                              ": is a loop not ending, or are threads waiting at a barrier that others never reach?");
   if (!how.empty())
-    throw LabCallFailure(LabCallFailure::Kind::Crashed, "your code crashed: the process running " + function + " " + how);
-  throw LabCallFailure(LabCallFailure::Kind::Garbage,
-                       "the process running " + function + " broke off the conversation with the checker (" +
-                           e.what() + ")");
+    throw LabCallFailure(LabCallFailure::Kind::Crashed,
+                         "your code crashed: the process running " + function + " " + how);
+  throw LabCallFailure(
+      LabCallFailure::Kind::Garbage,
+      "the process running " + function + " broke off the conversation with the checker (" + e.what() + ")");
 }
 
 [[noreturn]] static void runner_timed_out(const std::string& function, int timeout_ms) {
@@ -293,7 +298,8 @@ static std::vector<wire::Launch> g_last_launches;
 static uint64_t g_last_total = 0;
 static std::vector<std::string> g_last_words;
 
-LabCallResult run_explained(LabCall& call, const std::function<std::string(const std::vector<wire::Launch>&)>& explain) {
+LabCallResult run_explained(LabCall& call,
+                            const std::function<std::string(const std::vector<wire::Launch>&)>& explain) {
   try {
     return call.run();
   } catch (const LabCallFailure& f) {
@@ -392,8 +398,10 @@ static LabCallResult read_result(const std::string& function, const wire::CallRe
     const auto& b = q.buffers[buffer];
     const uint8_t* slot = shm.p + b.slot_offset;
     const size_t bytes = b.count * wire::elem_size(b.type);
-    res.data.emplace_back(b.return_data && !b.samples ? std::vector<uint8_t>(slot, slot + bytes) : std::vector<uint8_t>{});
-    res.samples.push_back(buffer < drawn.size() ? samples_in_slot(b, slot, drawn[buffer]) : std::vector<OutputSample>{});
+    res.data.emplace_back(b.return_data && !b.samples ? std::vector<uint8_t>(slot, slot + bytes)
+                                                      : std::vector<uint8_t>{});
+    res.samples.push_back(buffer < drawn.size() ? samples_in_slot(b, slot, drawn[buffer])
+                                                : std::vector<OutputSample>{});
     const uint8_t* g = slot + wire::slot_data_bytes(b);
     GuardState st;
     for (size_t i = 0; i < wire::kGuardElements; ++i) {
@@ -521,7 +529,8 @@ std::vector<std::vector<uint64_t>> draw_samples(const LabCall& c) {
 }
 
 // The hand-back message: the calls wanted and, for each, the indices of its gathered outputs.
-wire::HandBack hand_back_of(const std::vector<bool>& wanted, const std::vector<std::vector<std::vector<uint64_t>>>& drawn,
+wire::HandBack hand_back_of(const std::vector<bool>& wanted,
+                            const std::vector<std::vector<std::vector<uint64_t>>>& drawn,
                             const std::vector<wire::CallRequest>& requests) {
   wire::HandBack h;
   h.calls.assign(wanted.begin(), wanted.end());
@@ -533,7 +542,8 @@ wire::HandBack hand_back_of(const std::vector<bool>& wanted, const std::vector<s
         h.indices[c].push_back(drawn[c][b]);
         total += drawn[c][b].size();
       }
-  if (total > wire::kMaxBatchSamples) throw std::logic_error("a timed batch draws more elements than one message holds");
+  if (total > wire::kMaxBatchSamples)
+    throw std::logic_error("a timed batch draws more elements than one message holds");
   return h;
 }
 
@@ -550,7 +560,8 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
   for (auto& c : calls)
     for (size_t i = 0; i < c.request().buffers.size(); ++i)
       if (!c.data_for_timing()[i].empty())
-        std::memcpy(shm.p + c.request().buffers[i].slot_offset, c.data_for_timing()[i].data(), c.data_for_timing()[i].size());
+        std::memcpy(shm.p + c.request().buffers[i].slot_offset, c.data_for_timing()[i].data(),
+                    c.data_for_timing()[i].size());
   try {
     wire::Writer w;
     wire::encode_batch(w, requests);
@@ -602,7 +613,8 @@ TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std:
     wire::encode(hw, hand_back_of(wanted, drawn, requests));
     wire::send_frame(rp.socket(), wire::MessageType::Go, hw.bytes());
     const wire::CallReply copied = receive_reply(rp, function, wire::MessageType::CallReply);
-    out.hand_back_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() - out.wall_ms;
+    out.hand_back_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() - out.wall_ms;
     if (copied.outcome != wire::Outcome::Ok) read_result(function, requests.front(), copied, shm, false);
     out.results.resize(calls.size());
     const bool records = launches_recorded(rp);

@@ -34,11 +34,22 @@ namespace cudalab {
 // Why a call produced no outputs to judge. The message is a sentence for the report, in the
 // checker's own words (runner_words.h); what the runner said travels in runner_words.
 struct LabCallFailure : std::runtime_error {
-  enum class Kind { CudaError, ContextLost, Exception, Crashed, TimedOut, Garbage, NoKernel, Refused, OutOfMemory, Forbidden };
+  enum class Kind {
+    CudaError,
+    ContextLost,
+    Exception,
+    Crashed,
+    TimedOut,
+    Garbage,
+    NoKernel,
+    Refused,
+    OutOfMemory,
+    Forbidden
+  };
   Kind kind;
   std::vector<std::string> notes;
   std::vector<std::string> runner_words;  // printable and cut; shown only where runner_words_allowed()
-  std::vector<wire::Launch> launches;     // what the launch record saw before the failure (a refused launch too)
+  std::vector<wire::Launch> launches;  // what the launch record saw before the failure (a refused launch too)
   LabCallFailure(Kind k, const std::string& message, std::vector<std::string> n = {}, std::vector<std::string> w = {})
       : std::runtime_error(message), kind(k), notes(std::move(n)), runner_words(std::move(w)) {}
 };
@@ -48,7 +59,7 @@ Cause cause_of(LabCallFailure::Kind kind);
 
 struct GuardState {
   size_t overwritten = 0;  // guard words that changed
-  size_t first = 0;        // index, counted from the buffer's start, of the first changed one
+  size_t first = 0;  // index, counted from the buffer's start, of the first changed one
 };
 
 // An element of an output drawn after a timed call ran (LabCall::sampled_output): where it is
@@ -63,10 +74,10 @@ struct LabCallResult {
   // Per buffer: the elements drawn from a sampled output in a timed batch, the last element of the
   // output first (empty for other buffers, and in a check, which has all of data).
   std::vector<std::vector<OutputSample>> samples;
-  std::vector<GuardState> guards;          // per buffer
-  std::vector<wire::Launch> launches;      // what the lab's code launched
+  std::vector<GuardState> guards;  // per buffer
+  std::vector<wire::Launch> launches;  // what the lab's code launched
   uint64_t launches_total = 0;
-  std::vector<std::string> notes;          // what the runner noticed (the CPU backend's emulator), in the checker's words
+  std::vector<std::string> notes;  // what the runner noticed (the CPU backend's emulator), in the checker's words
 
   std::vector<float> floats(size_t buffer) const;
   std::vector<uint32_t> u32s(size_t buffer) const;
@@ -122,7 +133,7 @@ class LabCall {
   wire::LabSignature signature_;  // its spans name static tables (labs/labN/call.h)
   wire::CallRequest request_;
   std::vector<std::vector<uint8_t>> data_;  // Data inputs, by buffer (empty for others)
-  std::vector<uint32_t> samples_;           // by buffer: elements a timed batch draws (0: not sampled)
+  std::vector<uint32_t> samples_;  // by buffer: elements a timed batch draws (0: not sampled)
 };
 
 // A sampled output up to this size comes back whole from a timed call (a few of them cost less
@@ -146,12 +157,12 @@ std::vector<std::string> take_last_runner_words();
 // Throws LabCallFailure as run() does (Kind::OutOfMemory when the runner could not make all the
 // calls' buffers).
 struct TimedBatch {
-  double ms = 0;               // the runner's events around all the calls (its word)
-  double wall_ms = 0;          // the checker's own clock, from "go" to "done"
-  double prepare_ms = 0;       // the checker's clock: the batch sent until the runner was ready
-  double hand_back_ms = 0;     // the checker's clock: "done" until the checked outputs were back
+  double ms = 0;  // the runner's events around all the calls (its word)
+  double wall_ms = 0;  // the checker's own clock, from "go" to "done"
+  double prepare_ms = 0;  // the checker's clock: the batch sent until the runner was ready
+  double hand_back_ms = 0;  // the checker's clock: "done" until the checked outputs were back
   double startup_wait_ms = 0;  // ready until "go": another run's start-up waited out (gpu_gate.h)
-  uint32_t threads_left = 0;   // host threads the lab's code left running (the runner's count)
+  uint32_t threads_left = 0;  // host threads the lab's code left running (the runner's count)
   std::vector<std::optional<LabCallResult>> results;  // per call: its outputs, when checked
 };
 // `measured`: the batch's time counts (a timed batch, or one that sizes them), so it runs in a

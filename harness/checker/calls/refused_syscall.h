@@ -15,7 +15,9 @@ struct SyscallRefusedFrame : wire::ProtocolError {
   uint32_t number;
   std::string file;  // open/openat: the file's name, as the runner said (printable, cut)
   SyscallRefusedFrame(uint32_t nr, std::string f)
-      : wire::ProtocolError("the kernel runner refused a system call of the lab's code"), number(nr), file(std::move(f)) {}
+      : wire::ProtocolError("the kernel runner refused a system call of the lab's code"),
+        number(nr),
+        file(std::move(f)) {}
 };
 
 // "your code asked the operating system to open a file (openat), which ..." for the lab's

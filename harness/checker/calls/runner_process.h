@@ -13,12 +13,12 @@
 namespace cudalab {
 
 struct RunnerConfig {
-  std::string program;                // the runner binary
-  std::vector<std::string> wrap;      // command words before it
-  std::vector<std::string> extra_env; // NAME=value added to the runner's environment
-  double timeout_seconds = 0;         // per request (0: none)
-  std::string schedule;               // CPU backend: sent with every request (protocol.h); "" in-order
-  bool harness_code = false;          // the harness's own baseline runner (checker/timing/baseline_timing.h)
+  std::string program;  // the runner binary
+  std::vector<std::string> wrap;  // command words before it
+  std::vector<std::string> extra_env;  // NAME=value added to the runner's environment
+  double timeout_seconds = 0;  // per request (0: none)
+  std::string schedule;  // CPU backend: sent with every request (protocol.h); "" in-order
+  bool harness_code = false;  // the harness's own baseline runner (checker/timing/baseline_timing.h)
   // The runner limits its system calls once its runtime is up (runner/syscall_filter.h). Off
   // for the harness's own runner, and for a measurement (CUDALAB_SYSCALL_FILTER=off outside
   // the grader: tools/runner_syscalls.sh).

@@ -100,8 +100,7 @@ constexpr Diagnosis kDiagnoses[] = {
     {"must reach the same __syncthreads()",
      "the threads of a block waited at different __syncthreads(): every thread of a block must reach the same "
      "__syncthreads(). Move the barrier out of the if/else or loop that splits the threads"},
-    {"overflowed its",
-     "a thread overflowed its stack (a large local array, or deep recursion?)"},
+    {"overflowed its", "a thread overflowed its stack (a large local array, or deep recursion?)"},
     {"called __trap()", "a thread called __trap()"},
 };
 
@@ -227,7 +226,8 @@ std::string refused_launch_words(const std::vector<wire::Launch>& launches, cons
   // memory unless the attribute was raised first, and never more than its opt-in limit.
   if (l->shared_bytes > 48 * 1024)
     return "you asked for " + with_commas(l->shared_bytes) + " bytes of dynamic shared memory per block: above " +
-           "48 KiB (49,152 bytes) a launch needs cudaFuncSetAttribute(" + (l->kernel.empty() ? "kernel" : printable(l->kernel)) +
+           "48 KiB (49,152 bytes) a launch needs cudaFuncSetAttribute(" +
+           (l->kernel.empty() ? "kernel" : printable(l->kernel)) +
            ", cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) first, with at least the bytes it asks for, and no "
            "block gets more than 227 KiB (232,448 bytes) on an H100";
   return "";
@@ -251,7 +251,8 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
   switch (f.cause) {
     case wire::Cause::CudaCall: {
       const std::string call = checked_call(f.call, src);
-      m = (call.empty() ? std::string("a CUDA call") : call) + (place.empty() ? "" : " at " + place) + " failed: " + error;
+      m = (call.empty() ? std::string("a CUDA call") : call) + (place.empty() ? "" : " at " + place) +
+          " failed: " + error;
       break;
     }
     case wire::Cause::Launch:
@@ -259,11 +260,13 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
       if (const std::string why = refused_launch_words(reply.launches, kernel); !why.empty())
         m += ": " + why;
       else if (f.cuda_code == kInvalidConfiguration)
-        m += " (a block holds at most 1024 threads, the grid needs at least one block, gridDim.y and gridDim.z may be at "
+        m += " (a block holds at most 1024 threads, the grid needs at least one block, gridDim.y and gridDim.z may be "
+             "at "
              "most 65,535, and a block may not ask for more shared memory than the GPU has)";
       break;
     case wire::Cause::KernelRun:
-      m = "kernel " + kernel_named + (place.empty() ? "" : " (launched at " + place + ")") + " failed while running: " + error;
+      m = "kernel " + kernel_named + (place.empty() ? "" : " (launched at " + place + ")") +
+          " failed while running: " + error;
       break;
     case wire::Cause::LabCall:
       m = function + " failed: " + error;
@@ -277,9 +280,7 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
               ? "the kernel runner could not make the call's buffers on the GPU: " + error + "; try a smaller --size"
               : "the kernel runner's own work for the call failed: " + error;
       break;
-    case wire::Cause::Exception:
-      m = "your code threw an exception out of " + function;
-      break;
+    case wire::Cause::Exception: m = "your code threw an exception out of " + function; break;
     case wire::Cause::OtherThrow:
       m = "your code threw something that is not a std::exception out of " + function;
       break;
@@ -290,11 +291,10 @@ std::string failure_message(const wire::CallReply& reply, const std::string& fun
     case wire::Cause::InputsNotMapped:  // answered by sending the inputs again as values (lab_call.cpp)
       m = "the kernel runner could not take the inputs the checker made on the GPU";
       break;
-    case wire::Cause::None:
-      m = "the kernel runner reported a failure without saying what failed";
-      break;
+    case wire::Cause::None: m = "the kernel runner reported a failure without saying what failed"; break;
   }
-  if (!diagnosis.empty()) m += ": " + diagnosis;
+  if (!diagnosis.empty())
+    m += ": " + diagnosis;
   else if (f.cuda_code == kIllegalAddress && f.cause == wire::Cause::LabCall)
     m += ": your code touched memory outside its arrays, or device memory from host code (only kernels may)";
   else if (f.cuda_code == kIllegalAddress && f.cause != wire::Cause::CudaCall)
@@ -354,7 +354,8 @@ std::string global_memory_name(const std::string& n, size_t from, const std::vec
       has_identifier(src.text, name.substr(variable.size())))
     return name.substr(variable.size());
   const std::string own = "-byte cudaMalloc allocation of yours";
-  if (name.size() > own.size() + 2 && name.rfind("a ", 0) == 0 && name.compare(name.size() - own.size(), own.size(), own) == 0 &&
+  if (name.size() > own.size() + 2 && name.rfind("a ", 0) == 0 &&
+      name.compare(name.size() - own.size(), own.size(), own) == 0 &&
       name.find_first_not_of("0123456789", 2) == name.size() - own.size())
     return "a cudaMalloc allocation of yours";
   return "";
@@ -404,7 +405,8 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src, co
       if (is_identifier(name) && has_identifier(src.text, name)) array = " (" + name + ")";
     }
     if (!shared)
-      if (const std::string name = global_memory_name(n, close2, buffers, src); !name.empty()) array = " (" + name + ")";
+      if (const std::string name = global_memory_name(n, close2, buffers, src); !name.empty())
+        array = " (" + name + ")";
     const std::string head = std::string("a data race on ") + (shared ? "shared memory" : "global memory") + array +
                              (between ? ", between blocks" : "") + ": ";
     const std::string threads = t1.empty() || t2.empty() ? std::string("") : " (" + t1 + ", " + t2 + ")";
@@ -415,13 +417,16 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src, co
              (between ? ", of two blocks: let one block write it, or add with atomicAdd"
                       : ": let one thread write it (`if (threadIdx.x == 0)`)");
     std::string s = head + k1 + " at " + (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +
-                    (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" + threads;
+                    (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" +
+                    threads;
     if (!between)
-      return s + " with no __syncthreads() between them: put one between them, where every thread of the block "
-                 "reaches it";
-    return s + ", and blocks run in no order CUDA promises: let a second launch read what the first wrote (or "
-               "let the last block do it: __threadfence() and an atomic in every block, and read only once your "
-               "atomic says the others are done)";
+      return s +
+             " with no __syncthreads() between them: put one between them, where every thread of the block "
+             "reaches it";
+    return s +
+           ", and blocks run in no order CUDA promises: let a second launch read what the first wrote (or "
+           "let the last block do it: __threadfence() and an atomic in every block, and read only once your "
+           "atomic says the others are done)";
   }
   return "";
 }

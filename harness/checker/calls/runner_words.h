@@ -26,8 +26,8 @@ namespace cudalab {
 // if it is a regular file of at most 4 MiB).
 struct LabSource {
   std::string shown;  // the path as the report shows it (printable, at most 200 characters)
-  std::string text;   // the file's text ("" when it could not be read)
-  size_t lines = 0;   // its number of lines (0 when it could not be read)
+  std::string text;  // the file's text ("" when it could not be read)
+  size_t lines = 0;  // its number of lines (0 when it could not be read)
 };
 LabSource read_lab_source(const std::string& path);
 // The file's code with its comments blanked (line breaks kept, so line numbers still hold): what

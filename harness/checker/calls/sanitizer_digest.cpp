@@ -53,7 +53,7 @@ std::map<std::string, std::string> thread_names(const std::vector<std::string>& 
 }
 
 struct Access {
-  std::string what;    // "writes", "read"
+  std::string what;  // "writes", "read"
   size_t bytes = 0;
   std::string thread;  // "T2"
   Frame frame;
@@ -72,14 +72,17 @@ SanitizerFinding digest_one(const std::vector<std::string>& lines) {
   std::smatch m;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
-    if (tool.empty() && std::regex_search(l, m, tsan_head)) tool = "ThreadSanitizer", kind = m[1].str();
-    else if (tool.empty() && std::regex_search(l, m, asan_head)) tool = "AddressSanitizer", kind = m[1].str();
+    if (tool.empty() && std::regex_search(l, m, tsan_head))
+      tool = "ThreadSanitizer", kind = m[1].str();
+    else if (tool.empty() && std::regex_search(l, m, asan_head))
+      tool = "AddressSanitizer", kind = m[1].str();
     else if (std::regex_search(l, m, access)) {
       Access a;
       std::string verb = m[2].str();
       for (auto& c : verb) c = char(std::tolower(static_cast<unsigned char>(c)));
       const bool previous = m[1].matched;
-      a.what = verb.find("write") != std::string::npos ? (previous ? "wrote" : "writes") : (previous ? "read" : "reads");
+      a.what =
+          verb.find("write") != std::string::npos ? (previous ? "wrote" : "writes") : (previous ? "read" : "reads");
       a.bytes = std::strtoul(m[3].str().c_str(), nullptr, 10);
       a.thread = m[4].str();
       for (size_t k = i + 1; k < lines.size() && k < i + 400; ++k) {

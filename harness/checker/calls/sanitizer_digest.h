@@ -19,7 +19,7 @@ std::vector<std::string> sanitizer_log_env(const std::string& dir);
 
 // One line per distinct finding (same kind, same lines of the lab file), with a count.
 struct SanitizerFinding {
-  std::string key;   // kind and locations: the same bug in another check has the same key
+  std::string key;  // kind and locations: the same bug in another check has the same key
   std::string text;  // "a data race in shared memory: thread (1,0,0) writes at lab2.cu:116 ..."
   size_t reports = 0;
 };

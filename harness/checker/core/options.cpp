@@ -36,8 +36,8 @@ size_t parse_dimension(const std::string& text) {
     // A shift drops the bits it pushes out without a word: refuse instead of running a
     // size nobody asked for.
     if (base > (SIZE_MAX >> exp))
-      throw UsageError{"--size '" + text + "' is too large: it does not fit in " +
-                       std::to_string(8 * sizeof(size_t)) + " bits"};
+      throw UsageError{"--size '" + text + "' is too large: it does not fit in " + std::to_string(8 * sizeof(size_t)) +
+                       " bits"};
     return std::string(op) == "^" ? size_t(1) << exp : size_t(base) << exp;
   }
   uint64_t v = parse_unsigned(text, "--size");
@@ -76,38 +76,63 @@ Options parse_options(int argc, const char* const* argv) {
       if (i + 1 >= argc) throw UsageError{arg + " needs a value (see --help)"};
       return argv[++i];
     };
-    if (arg == "--seed") o.seed = parse_unsigned(need_value(), "--seed");
-    else if (arg == "--size") o.size = parse_size(need_value());
-    else if (arg == "--only") o.only = need_value();
-    else if (arg == "--json") o.json_path = need_value();
-    else if (arg == "--schedule") o.schedule = need_value();
-    else if (arg == "--runner") o.runner = need_value();
-    else if (arg == "--runner-wrap") o.runner_wrap.push_back(need_value());
-    else if (arg == "--sanitizer-log") o.sanitizer_log = need_value();
-    else if (arg == "--check-timeout") o.check_timeout = double(parse_unsigned(need_value(), "--check-timeout"));
+    if (arg == "--seed")
+      o.seed = parse_unsigned(need_value(), "--seed");
+    else if (arg == "--size")
+      o.size = parse_size(need_value());
+    else if (arg == "--only")
+      o.only = need_value();
+    else if (arg == "--json")
+      o.json_path = need_value();
+    else if (arg == "--schedule")
+      o.schedule = need_value();
+    else if (arg == "--runner")
+      o.runner = need_value();
+    else if (arg == "--runner-wrap")
+      o.runner_wrap.push_back(need_value());
+    else if (arg == "--sanitizer-log")
+      o.sanitizer_log = need_value();
+    else if (arg == "--check-timeout")
+      o.check_timeout = double(parse_unsigned(need_value(), "--check-timeout"));
     else if (arg == "--hidden-checks") {
       std::istringstream ids(need_value());
       for (std::string id; std::getline(ids, id, ',');)
         if (!id.empty()) o.hidden_checks.push_back(id);
-    } else if (arg == "--source") o.source = need_value();
-    else if (arg == "--no-timing") o.timing = false;
-    else if (arg == "--timing-only") o.timing_only = true;
-    else if (arg == "--no-baselines") o.no_baselines = true;
-    else if (arg == "--gpu-gate") o.gpu_gate = need_value();
-    else if (arg == "--timing-trace") o.timing_trace = true;
-    else if (arg == "--largest") o.largest = parse_unsigned(need_value(), "--largest");
-    else if (arg == "--all") o.all = true;
-    else if (arg == "--profile-runner") o.profile_runner = need_value();
-    else if (arg == "--profile-reference") o.profile_reference = need_value();
-    else if (arg == "--profile-reference-unwrapped") o.profile_reference_unwrapped = true;
-    else if (arg == "--profile-size") o.profile_size = parse_size(need_value());
-    else if (arg == "--list") o.list = true;
-    else if (arg == "--help" || arg == "-h") o.help = true;
-    else throw UsageError{"unknown option '" + std::string(argv[i]) + "' (see --help)"};
+    } else if (arg == "--source")
+      o.source = need_value();
+    else if (arg == "--no-timing")
+      o.timing = false;
+    else if (arg == "--timing-only")
+      o.timing_only = true;
+    else if (arg == "--no-baselines")
+      o.no_baselines = true;
+    else if (arg == "--gpu-gate")
+      o.gpu_gate = need_value();
+    else if (arg == "--timing-trace")
+      o.timing_trace = true;
+    else if (arg == "--largest")
+      o.largest = parse_unsigned(need_value(), "--largest");
+    else if (arg == "--all")
+      o.all = true;
+    else if (arg == "--profile-runner")
+      o.profile_runner = need_value();
+    else if (arg == "--profile-reference")
+      o.profile_reference = need_value();
+    else if (arg == "--profile-reference-unwrapped")
+      o.profile_reference_unwrapped = true;
+    else if (arg == "--profile-size")
+      o.profile_size = parse_size(need_value());
+    else if (arg == "--list")
+      o.list = true;
+    else if (arg == "--help" || arg == "-h")
+      o.help = true;
+    else
+      throw UsageError{"unknown option '" + std::string(argv[i]) + "' (see --help)"};
   }
   if (o.timing_only && !o.timing) throw UsageError{"--timing-only and --no-timing together leave nothing to run"};
   if (o.no_baselines && !o.timing) throw UsageError{"--no-baselines and --no-timing together: nothing is timed"};
-  if (o.timing_only && !o.only.empty()) throw UsageError{"--timing-only runs no checks, so --only has nothing to choose"};
+  if (o.timing_only && !o.only.empty())
+    throw UsageError{"--timing-only runs no checks, so --only has nothing to choose"};
   return o;
 }
 
@@ -154,7 +179,8 @@ std::string usage_text(const std::string& program, int lab, const std::string& s
     << "  --profile-size S  the size profiled (default: the lab's own, small enough to emulate)\n"
     << "  --profile-reference-unwrapped  the reference's profile runner without --runner-wrap (the grader's)\n"
     << "  --help         this text\n\n"
-    << "exit status: 0 all checks passed, 1 a check failed, 2 bad usage,\n             3 the GPU context was lost, 4 no usable GPU\n";
+    << "exit status: 0 all checks passed, 1 a check failed, 2 bad usage,\n             3 the GPU context was lost, 4 "
+       "no usable GPU\n";
   return s.str();
 }
 

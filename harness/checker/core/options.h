@@ -8,26 +8,26 @@
 namespace cudalab {
 
 struct Options {
-  std::optional<uint64_t> seed;           // --seed N
-  std::optional<std::vector<size_t>> size;// --size N | RxC | MxNxK
-  std::string only;                       // --only ID
-  bool timing = true;                     // --no-timing
-  bool timing_only = false;               // --timing-only: no checks (the grader ran them already)
-  bool no_baselines = false;              // --no-baselines: the student's row alone (the grader times the
-                                          // reference and the naive kernel in runs of their own)
+  std::optional<uint64_t> seed;  // --seed N
+  std::optional<std::vector<size_t>> size;  // --size N | RxC | MxNxK
+  std::string only;  // --only ID
+  bool timing = true;  // --no-timing
+  bool timing_only = false;  // --timing-only: no checks (the grader ran them already)
+  bool no_baselines = false;  // --no-baselines: the student's row alone (the grader times the
+      // reference and the naive kernel in runs of their own)
   // --all: run the expensive checks even when smaller ones already fail. Without it, and only
   // when stdout is a terminal (a student at `make labN`), they are left out with a note; the
   // grader, the tests and anything else reading a pipe or a file always get every check.
   bool all = false;
-  std::string json_path;                  // --json PATH
-  bool list = false;                      // --list
-  bool help = false;                      // --help
-  std::string schedule;                   // --schedule in-order|reverse|random:SEED (CPU backend)
+  std::string json_path;  // --json PATH
+  bool list = false;  // --list
+  bool help = false;  // --help
+  std::string schedule;  // --schedule in-order|reverse|random:SEED (CPU backend)
   // The kernel runner (issue 8): which program, under which command, with what time limit.
-  std::string runner;                     // --runner PATH (default: beside the lab, see run_checks.cpp)
-  std::vector<std::string> runner_wrap;   // --runner-wrap WORD, repeated: the runner's command prefix
-  double check_timeout = 0;               // --check-timeout SECONDS per check (0: none)
-  std::string sanitizer_log;              // --sanitizer-log DIR: CHECK=race/asan reports, digested per check
+  std::string runner;  // --runner PATH (default: beside the lab, see run_checks.cpp)
+  std::vector<std::string> runner_wrap;  // --runner-wrap WORD, repeated: the runner's command prefix
+  double check_timeout = 0;  // --check-timeout SECONDS per check (0: none)
+  std::string sanitizer_log;  // --sanitizer-log DIR: CHECK=race/asan reports, digested per check
   // --hidden-checks ID[,ID...] (repeatable): the grader's hidden checks. They run after every
   // other check (in a runner that has seen no hidden input, nothing the visible checks say can
   // depend on one), and no text of the runner's reaches the report (runner_words.h).
@@ -37,7 +37,7 @@ struct Options {
   std::string source;
   // --gpu-gate FILE: timing runs that share a GPU take turns on FILE's lock (gpu_gate.h).
   std::string gpu_gate;
-  bool timing_trace = false;              // --timing-trace: where the timing's time goes, on stderr (timing_trace.h)
+  bool timing_trace = false;  // --timing-trace: where the timing's time goes, on stderr (timing_trace.h)
   // --largest N: only the checks of at most N elements (a shape's product; 0: every check).
   // The grader's emulator run asks for the small ones: they show barrier divergence and races
   // as well as the large ones do, at a fraction of the emulator's time.

@@ -148,8 +148,9 @@ CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::v
   } else {
     r.status = Status::Fail;
     r.cause = Cause::BarrierDivergence;
-    r.message = "barrier divergence: some threads of a block skipped a __syncthreads() the others waited at. A GPU "
-                "does not define what happens then (a hang, or wrong results); move the barrier out of the if";
+    r.message =
+        "barrier divergence: some threads of a block skipped a __syncthreads() the others waited at. A GPU "
+        "does not define what happens then (a hang, or wrong results); move the barrier out of the if";
   }
   return r;
 }
@@ -405,7 +406,8 @@ void add_sanitizer_findings(const std::string& dir, const std::string& check_id,
       r.sanitizer.push_back(f.text + count);
       if (first_check.size() == 1) r.sanitizer.push_back("every report in full: " + sanitizer_full_log(dir));
     } else if (r.status != Status::Pass) {  // under a failure, the likely cause; a pass needs no repeat
-      r.sanitizer.push_back(f.text.substr(0, f.text.find(':')) + ": the same finding as under check " + it->second + count);
+      r.sanitizer.push_back(f.text.substr(0, f.text.find(':')) + ": the same finding as under check " + it->second +
+                            count);
     }
   }
 }
@@ -433,18 +435,20 @@ std::optional<int> parse_command_line(const LabSuite& suite, int argc, char** ar
     if (!opt.schedule.empty()) {
 #ifdef CUDALAB_BACKEND_CPU
       const std::string& s = opt.schedule;
-      const bool known = s == "in-order" || s == "reverse" ||
-                         (s.rfind("random:", 0) == 0 && s.size() > 7 &&
-                          s.find_first_not_of("0123456789", 7) == std::string::npos);
+      const bool known =
+          s == "in-order" || s == "reverse" ||
+          (s.rfind("random:", 0) == 0 && s.size() > 7 && s.find_first_not_of("0123456789", 7) == std::string::npos);
       if (!known) throw UsageError{"--schedule '" + opt.schedule + "': use in-order, reverse or random:SEED"};
 #else
       throw UsageError{"--schedule changes the CPU backend's thread order; a GPU schedules threads itself"};
 #endif
     }
     for (const auto& id : opt.hidden_checks) {
-      const bool known = id == "barriers" || id == "races" || std::any_of(suite.cases.begin(), suite.cases.end(),
-                                                         [&](const CheckCase& c) { return c.id == id; });
-      if (!known) throw UsageError{"--hidden-checks: there is no check '" + id + "' in lab " + std::to_string(suite.number)};
+      const bool known =
+          id == "barriers" || id == "races" ||
+          std::any_of(suite.cases.begin(), suite.cases.end(), [&](const CheckCase& c) { return c.id == id; });
+      if (!known)
+        throw UsageError{"--hidden-checks: there is no check '" + id + "' in lab " + std::to_string(suite.number)};
     }
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: %s\n", argv[0], e.message.c_str());
@@ -457,8 +461,7 @@ std::optional<int> parse_command_line(const LabSuite& suite, int argc, char** ar
     for (const auto& c : all)
       std::printf("%-26s %-24s %s%s\n", c.id.c_str(), c.shape.text().c_str(), c.title.c_str(),
                   skipped_here(c) ? "  [the CPU backend skips it: too large to emulate]" : "");
-    if (const size_t n = count_skipped_here(all))
-      std::printf("\n%s\n", skipped_here_note(n).c_str());
+    if (const size_t n = count_skipped_here(all)) std::printf("\n%s\n", skipped_here_note(n).c_str());
     return kAllPassed;
   }
   return std::nullopt;
@@ -501,12 +504,13 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
     // The checker's own context (its references run on the GPU during the timing) is made while
     // the runner starts, not later under the gate.
     std::jthread context;  // joined however this block is left
-    if (!opt.gpu_gate.empty()) context = std::jthread([] {
-      try {
-        make_gpu_context();
-      } catch (const std::exception&) {  // no usable GPU: the runner's hello says so, and why
-      }
-    });
+    if (!opt.gpu_gate.empty())
+      context = std::jthread([] {
+        try {
+          make_gpu_context();
+        } catch (const std::exception&) {  // no usable GPU: the runner's hello says so, and why
+        }
+      });
 #endif
     const wire::Hello& hello = runner().hello();
 #ifndef CUDALAB_BACKEND_CPU
@@ -526,8 +530,8 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
     rec.device.driver_version = printable(rec.device.driver_version, 16);
     rec.device.runtime_version = printable(rec.device.runtime_version, 16);
     if (!rec.device.usable)
-      rec.device.problem = hidden_run ? std::string("the kernel runner found no usable GPU")
-                                      : cut_runner_words(rec.device.problem);
+      rec.device.problem =
+          hidden_run ? std::string("the kernel runner found no usable GPU") : cut_runner_words(rec.device.problem);
     return "";
   } catch (const std::exception& e) {
     rec.device.usable = false;

@@ -57,7 +57,8 @@ bool failed_differently(const CheckResult& a, const CheckResult& b) {
   if (a.mismatches.size() != b.mismatches.size()) return true;
   for (size_t i = 0; i < a.mismatches.size(); ++i) {
     const Mismatch &x = a.mismatches[i], &y = b.mismatches[i];
-    if (x.index != y.index || x.owner != y.owner || !(x.got == y.got || (x.got != x.got && y.got != y.got))) return true;
+    if (x.index != y.index || x.owner != y.owner || !(x.got == y.got || (x.got != x.got && y.got != y.got)))
+      return true;
   }
   return false;
 }
@@ -84,7 +85,7 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
   // symptom (and stay in the message). Said in full once; later checks point back.
   static std::string first_race_check;
   const std::string symptom = passed ? other.message : r.message;
-  const std::string how = !kCpu ? "the same input, run twice, gave two different wrong answers"
+  const std::string how = !kCpu    ? "the same input, run twice, gave two different wrong answers"
                           : differ ? "wrong in both orders of the threads, and differently"
                           : passed ? "right when the threads run in one order, wrong in reverse"
                                    : "wrong when the threads run in one order, right in reverse";
@@ -110,8 +111,9 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
                       (kCpu ? "the CPU backend's race detector watches every access of every thread, atomics included"
                             : "compute-sanitizer's racecheck watches every access to shared memory"));
     else if (!named(r.notes) && !named(other.notes))
-      notes.push_back("the race detector watched this run and found no two lines to name: look for a block that "
-                      "reads what another block writes");
+      notes.push_back(
+          "the race detector watched this run and found no two lines to name: look for a block that "
+          "reads what another block writes");
   } else {
     notes.push_back("the same kind of race as check " + first_race_check + " (see there)");
   }

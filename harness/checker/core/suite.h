@@ -16,7 +16,7 @@ namespace cudalab {
 struct Shape {
   std::vector<size_t> dims;
   std::string text() const;  // "1,048,577" or "1000 x 1000" or "M 1000, N 1000, K 1000"
-  size_t elements() const;   // product of dims
+  size_t elements() const;  // product of dims
 };
 
 enum class Status { Pass, Fail, Error, NotRun, Skipped };
@@ -25,45 +25,45 @@ const char* status_name(Status s);  // "pass", "fail", "error", "not_run", "skip
 // Why a check did not pass, as data (the report's "cause"): a program acts on this, never on
 // the message, which is for people and may be reworded at any time (docs/architecture.md).
 enum class Cause {
-  None,               // it passed
-  WrongValues,        // outputs written, some wrong
-  UnwrittenOutput,    // every wrong output element still holds the harness's poison
-  WrotePastEnd,       // the guard words after an output changed
-  Race,               // the verdict changed with the order of threads and blocks (CPU backend)
+  None,  // it passed
+  WrongValues,  // outputs written, some wrong
+  UnwrittenOutput,  // every wrong output element still holds the harness's poison
+  WrotePastEnd,  // the guard words after an output changed
+  Race,  // the verdict changed with the order of threads and blocks (CPU backend)
   BarrierDivergence,  // some threads of a block skipped a __syncthreads() the others reached
-  Crash,              // the runner died (a signal, or it could not start)
-  TimeLimit,          // the call did not finish within --check-timeout
-  RunnerLost,         // the runner broke off the protocol (garbage, or it closed the socket)
-  ForbiddenCall,      // the lab's code made a system call the runner's filter refuses (it died of SIGSYS)
-  CudaError,          // a CUDA error the lab's code met; the context survived
-  ContextLost,        // a CUDA error that broke the context: the next check gets a fresh runner
-  Exception,          // the lab's code threw
-  NoKernel,           // no kernel ran, or the work was done on the host
-  RequestRefused,     // the runner or the checker could not set the call up
-  OutOfMemory,        // the runner could not allocate the call's buffers
-  CheckerError,       // the checker's own trouble during the check
-  TooLarge,           // skipped: too large for the CPU backend
-  LeftOut,            // skipped: fail fast, the smaller checks fail
-  NeedsEmulator,      // skipped: only the CPU backend's emulator can judge it
-  NotJudged,          // not run: nothing that passed for it to judge
-  NoRunner,           // not run: no usable GPU, or no runner
+  Crash,  // the runner died (a signal, or it could not start)
+  TimeLimit,  // the call did not finish within --check-timeout
+  RunnerLost,  // the runner broke off the protocol (garbage, or it closed the socket)
+  ForbiddenCall,  // the lab's code made a system call the runner's filter refuses (it died of SIGSYS)
+  CudaError,  // a CUDA error the lab's code met; the context survived
+  ContextLost,  // a CUDA error that broke the context: the next check gets a fresh runner
+  Exception,  // the lab's code threw
+  NoKernel,  // no kernel ran, or the work was done on the host
+  RequestRefused,  // the runner or the checker could not set the call up
+  OutOfMemory,  // the runner could not allocate the call's buffers
+  CheckerError,  // the checker's own trouble during the check
+  TooLarge,  // skipped: too large for the CPU backend
+  LeftOut,  // skipped: fail fast, the smaller checks fail
+  NeedsEmulator,  // skipped: only the CPU backend's emulator can judge it
+  NotJudged,  // not run: nothing that passed for it to judge
+  NoRunner,  // not run: no usable GPU, or no runner
 };
 const char* cause_name(Cause c);  // "none", "wrong_values", "unwritten_output", ...
 
 struct Mismatch {
-  size_t index = 0;       // flat index into the output
-  std::string where;      // "[1023]" or "(row 31, col 999)"
+  size_t index = 0;  // flat index into the output
+  std::string where;  // "[1023]" or "(row 31, col 999)"
   double expected = 0;
   double got = 0;
-  std::string owner;      // "block 0, thread 1023" (empty when unknown)
-  bool counts = false;    // unsigned counts: shown as integers ("4,294,967,295"), not as floats
+  std::string owner;  // "block 0, thread 1023" (empty when unknown)
+  bool counts = false;  // unsigned counts: shown as integers ("4,294,967,295"), not as floats
 };
 
 struct CheckResult {
   Status status = Status::NotRun;
-  Cause cause = Cause::None;        // why it did not pass (None when it did)
-  std::string message;              // one line a student can act on
-  std::vector<std::string> notes;   // further lines: patterns, hints
+  Cause cause = Cause::None;  // why it did not pass (None when it did)
+  std::string message;  // one line a student can act on
+  std::vector<std::string> notes;  // further lines: patterns, hints
   // CHECK=race / CHECK=asan on the CPU backend: the sanitizer's findings during this check,
   // digested (sanitizer_digest.h). Shown whatever the verdict (a race can give a right
   // answer by luck), and never part of it.
@@ -74,16 +74,16 @@ struct CheckResult {
   std::vector<std::string> runner_words;
   double max_error = 0;
   double tolerance = 0;
-  std::vector<Mismatch> mismatches; // the first few wrong elements
-  std::string launches;             // what the lab's code launched ("2 launches: k<<<4, 256>>>, ...")
-  double seconds = 0;               // wall time the check took, inputs and reference included
+  std::vector<Mismatch> mismatches;  // the first few wrong elements
+  std::string launches;  // what the lab's code launched ("2 launches: k<<<4, 256>>>, ...")
+  double seconds = 0;  // wall time the check took, inputs and reference included
 };
 
 struct CheckCase {
-  std::string id;     // stable, for --only and for grading rubrics
+  std::string id;  // stable, for --only and for grading rubrics
   std::string title;  // what the case is for, e.g. "blockDim + 1: one element in a second block"
   Shape shape;
-  bool large = false; // too large for the CPU backend's time budget
+  bool large = false;  // too large for the CPU backend's time budget
   // Its verdict is made from what the CPU backend's emulator saw the threads do (every barrier
   // every thread reached): a GPU cannot judge it, so a GPU grader takes it from an emulator
   // run of the same file (the report's "judged_by": "emulator").
@@ -105,9 +105,9 @@ struct TimingRequest {
 
 struct LabSuite {
   int number = 0;
-  std::string title;        // "multi-level sum"
+  std::string title;  // "multi-level sum"
   std::string size_syntax;  // how --size is written: "N", "ROWSxCOLS", "MxNxK"
-  size_t size_dims = 1;     // how many numbers --size takes
+  size_t size_dims = 1;  // how many numbers --size takes
   std::vector<CheckCase> cases;
   std::function<CheckResult(const CheckCase&, uint64_t seed)> run;
   // Returns "" when the shape can be run, otherwise why not and what to do instead.
@@ -117,7 +117,7 @@ struct LabSuite {
   std::function<std::optional<CheckResult>(const CheckCase&)> judge_unemulated = nullptr;
 };
 
-const LabSuite& lab_suite();                     // defined by labs/labN/checks.cpp
-TimingReport lab_timing(const TimingRequest&);   // defined by labs/labN/timing.cpp (GPU build)
+const LabSuite& lab_suite();  // defined by labs/labN/checks.cpp
+TimingReport lab_timing(const TimingRequest&);  // defined by labs/labN/timing.cpp (GPU build)
 
 }  // namespace cudalab

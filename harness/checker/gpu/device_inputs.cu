@@ -27,7 +27,8 @@ std::unique_ptr<wire::SharedDeviceMemory> make_inputs_on_device(const wire::Call
   std::string why;
   std::unique_ptr<wire::SharedDeviceMemory> memory = wire::SharedDeviceMemory::create(total, why);
   if (!memory) return nullptr;
-  for (size_t k = 0; k < chosen.size(); ++k) wire::fill_on_device(memory->data() + offsets[k], asked.buffers[chosen[k]]);
+  for (size_t k = 0; k < chosen.size(); ++k)
+    wire::fill_on_device(memory->data() + offsets[k], asked.buffers[chosen[k]]);
   if (cudaDeviceSynchronize() != cudaSuccess) {
     cudaGetLastError();
     return nullptr;

@@ -107,7 +107,8 @@ struct Scratch {
   T* p = nullptr;
   explicit Scratch(size_t count) {
     int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0 || cudaMalloc(&p, count * sizeof(T)) != cudaSuccess) {
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0 ||
+        cudaMalloc(&p, count * sizeof(T)) != cudaSuccess) {
       p = nullptr;
       cudaGetLastError();  // a failure here is the host path's cue, not an error to carry on
     }
@@ -200,7 +201,8 @@ bool device_top_k_of_fill(size_t n, const wire::Fill& fill, size_t k, std::vecto
          found <= kCapacity;
   }
   std::vector<Candidate> host(ok ? size_t(found) : 0);
-  if (ok) ok = cudaMemcpy(host.data(), candidates.p, host.size() * sizeof(Candidate), cudaMemcpyDeviceToHost) == cudaSuccess;
+  if (ok)
+    ok = cudaMemcpy(host.data(), candidates.p, host.size() * sizeof(Candidate), cudaMemcpyDeviceToHost) == cudaSuccess;
   if (!ok) {
     cudaGetLastError();  // the host's cue, not an error to carry on
     return false;

@@ -17,7 +17,7 @@ namespace cudalab {
 
 struct ProductBaseline {
   std::string name;  // the report's row: "naive: one thread per element, 16 x 16 (harness)"
-  int rung = 0;      // which kernel of the baseline runner (harness/baselines/baselines.h: product())
+  int rung = 0;  // which kernel of the baseline runner (harness/baselines/baselines.h: product())
   // The sizes it is written for (empty: any); the timing leaves it out for others.
   std::function<bool(int M, int N, int K)> fits;
 };

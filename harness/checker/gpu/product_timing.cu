@@ -32,8 +32,14 @@ TimingRow cpu_product_row(size_t M, size_t N, size_t K, uint64_t seed, double fl
   Timing cpu = time_host([&] { cpu_matmul_rows(a.data(), b.data(), host_c.data(), N, K, 0, cpu_rows); }, 3);
   const double cpu_ms = cpu.median_ms * double(M) / double(cpu_rows);
   // In GFLOP/s: a CPU core's rate would print as 0.00 TFLOP/s.
-  return {"one CPU core (i-k-j loops)", "cpu", cpu_ms, flops / (cpu_ms * 1e6), "GFLOP/s", 0,
-          cpu_rows == M ? "" : "measured on " + with_commas(cpu_rows) + " rows of C and scaled to all " + with_commas(M)};
+  return {
+      "one CPU core (i-k-j loops)",
+      "cpu",
+      cpu_ms,
+      flops / (cpu_ms * 1e6),
+      "GFLOP/s",
+      0,
+      cpu_rows == M ? "" : "measured on " + with_commas(cpu_rows) + " rows of C and scaled to all " + with_commas(M)};
 }
 
 }  // namespace
@@ -91,7 +97,8 @@ TimingReport product_timing(const TimingRequest& req, const wire::LabSignature& 
     // With req.student_row_only, cuBLAS alone: it is the ceiling and sets the physical floor
     // that judges the student's time; the naive rungs are the anchor runs' (the grader's).
     for (const ProductBaseline& base : req.student_row_only ? std::vector<ProductBaseline>{} : baselines) {
-      if (!base.fits || base.fits(m, n, k)) baseline_rows.emplace_back(base.name, session.time(base.rung, make_call, verify));
+      if (!base.fits || base.fits(m, n, k))
+        baseline_rows.emplace_back(base.name, session.time(base.rung, make_call, verify));
       if (req.graded_rows_only) break;  // the grader's speed points need the first (the anchor) alone
     }
   }
@@ -102,7 +109,8 @@ TimingReport product_timing(const TimingRequest& req, const wire::LabSignature& 
     return t;
   }
   t.ceiling_value = flops / (cublas.median_ms * 1e9);
-  if (!accept_student_timing(student, t, flops / (3.0 * t.ceiling_value * 1e9), "the product at three times cuBLAS's rate"))
+  if (!accept_student_timing(student, t, flops / (3.0 * t.ceiling_value * 1e9),
+                             "the product at three times cuBLAS's rate"))
     return t;
   t.note = timing_method_note(student, "The ceiling: cuBLAS SGEMM's row");
   row("your kernel", "student", student.median_ms, student.method());

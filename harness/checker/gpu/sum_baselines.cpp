@@ -37,7 +37,8 @@ bool SumTimingReport::add_student(const StudentTiming& st, const std::string& na
   return true;
 }
 
-void SumTimingReport::add_comparisons(int lab, const TimingRequest& req, const std::function<wire::Fill(int rep)>& fill_of,
+void SumTimingReport::add_comparisons(int lab, const TimingRequest& req,
+                                      const std::function<wire::Fill(int rep)>& fill_of,
                                       const std::function<std::vector<float>()>& cpu_input) {
   if (req.student_row_only) return;
   if (!req.graded_rows_only) {

@@ -14,7 +14,7 @@ struct TimerConfig {
 
 struct Timing {
   double median_ms = 0;
-  double spread = 0;          // (max - min) / median over the repeats
+  double spread = 0;  // (max - min) / median over the repeats
   std::vector<double> all_ms;
 };
 

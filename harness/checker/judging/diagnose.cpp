@@ -28,8 +28,7 @@ std::string count_of(size_t n, const std::string& one, const std::string& many) 
 }
 
 std::string OutputLayout::where(size_t index) const {
-  if (rows && cols)
-    return "(row " + std::to_string(index / cols) + ", col " + std::to_string(index % cols) + ")";
+  if (rows && cols) return "(row " + std::to_string(index / cols) + ", col " + std::to_string(index % cols) + ")";
   return "[" + std::to_string(index) + "]";
 }
 
@@ -66,7 +65,7 @@ bool only_partial_tiles(const std::vector<bool>& wrong, const OutputLayout& l) {
   const size_t tile_cols = l.tile_cols ? l.tile_cols : l.tile;
   size_t full_rows = l.rows - l.rows % l.tile, full_cols = l.cols - l.cols % tile_cols;
   if (full_rows == l.rows && full_cols == l.cols) return false;  // no partial tiles at all
-  if (full_rows == 0 || full_cols == 0) return false;             // no full tiles: nothing to contrast
+  if (full_rows == 0 || full_cols == 0) return false;  // no full tiles: nothing to contrast
   for (size_t i = 0; i < wrong.size(); ++i)
     if (wrong[i] && i / l.cols < full_rows && i % l.cols < full_cols) return false;
   return true;
@@ -82,7 +81,7 @@ void explain_wrong_sum(CheckResult& r, double expected, float got, size_t n, con
   // them would send a student to look at the wrong place.
   const double missing = expected - got;  // positive: elements left out; negative: added twice
   std::set<std::pair<size_t, size_t>> fitting;  // distinct [start, end) ranges within tolerance
-  size_t block_width = 0;                        // the largest width that gives the first one
+  size_t block_width = 0;  // the largest width that gives the first one
   double block_err = INFINITY;
   for (size_t width = 32; width <= 4096 && width < n; width *= 2) {
     for (size_t start = 0; start < n; start += width) {
@@ -111,20 +110,22 @@ void explain_wrong_sum(CheckResult& r, double expected, float got, size_t n, con
     bool prefix_is_better = prefix_fits && end != n && std::fabs(p[m_lo] - got) < block_err;
     if (!prefix_is_better) {
       bool last = end == n && end - start < block_width;
-      r.notes.push_back(std::string("off by exactly the value of one block, it seems: elements [") + with_commas(start) +
-                        ", " + with_commas(end) + ") " + (missing > 0 ? "were left out" : "were added twice") +
-                        " (with blocks of " + std::to_string(block_width) + " elements, that is block " +
-                        with_commas(start / block_width) + (last ? ", the last and partial one)" : ")"));
+      r.notes.push_back(std::string("off by exactly the value of one block, it seems: elements [") +
+                        with_commas(start) + ", " + with_commas(end) + ") " +
+                        (missing > 0 ? "were left out" : "were added twice") + " (with blocks of " +
+                        std::to_string(block_width) + " elements, that is block " + with_commas(start / block_width) +
+                        (last ? ", the last and partial one)" : ")"));
       return;
     }
   }
   if (prefix_fits) {
     if (m_hi - m_lo == 1)
-      r.notes.push_back("your sum equals the sum of the first " + with_commas(m_lo) + " elements: every element from index " +
-                        with_commas(m_lo) + " on was left out");
+      r.notes.push_back("your sum equals the sum of the first " + with_commas(m_lo) +
+                        " elements: every element from index " + with_commas(m_lo) + " on was left out");
     else
-      r.notes.push_back("your sum equals the sum of the first m elements, for an m between " + with_commas(m_lo) + " and " +
-                        with_commas(m_hi - 1) + " (rounding allows no closer answer): the elements after them were left out");
+      r.notes.push_back("your sum equals the sum of the first m elements, for an m between " + with_commas(m_lo) +
+                        " and " + with_commas(m_hi - 1) +
+                        " (rounding allows no closer answer): the elements after them were left out");
   }
 }
 
@@ -142,10 +143,8 @@ std::string describe_pattern(const std::vector<bool>& wrong, const std::vector<b
     return "every element from " + layout.where(u.first) + " on was never written: only the first " +
            with_commas(u.first) + " of " + with_commas(n) + (u.first == 1 ? " is covered" : " are covered") +
            (layout.rows ? "" : " (are there enough blocks?)");
-  if (is_suffix(w, n))
-    return "every element past index " + with_commas(w.first - 1) + " is wrong";
-  if (only_partial_tiles(wrong, layout))
-    return "only the last partial tile is wrong: check your bounds";
+  if (is_suffix(w, n)) return "every element past index " + with_commas(w.first - 1) + " is wrong";
+  if (only_partial_tiles(wrong, layout)) return "only the last partial tile is wrong: check your bounds";
   if (layout.block_of) {
     std::set<std::string> blocks;
     for (size_t i = 0; i < n && blocks.size() < 4; ++i)
@@ -177,8 +176,7 @@ CheckResult compare_outputs(const std::vector<double>& expected, const std::vect
     }
     wrong[i] = true;
     unwritten[i] = is_poison(got[i]);
-    r.max_error = std::isfinite(got[i]) ? std::max(r.max_error, std::fabs(got[i] - expected[i]))
-                                        : INFINITY;
+    r.max_error = std::isfinite(got[i]) ? std::max(r.max_error, std::fabs(got[i] - expected[i])) : INFINITY;
     if (bad++ < show) {
       Mismatch m{i, layout.where(i), expected[i], got[i], ""};
       if (layout.block_of) m.owner = layout.block_of(i);
@@ -195,15 +193,14 @@ CheckResult compare_outputs(const std::vector<double>& expected, const std::vect
   r.status = Status::Fail;
   // Unwritten only when every wrong element still holds the poison: a stub, or a grid too small.
   r.cause = std::count(unwritten.begin(), unwritten.end(), true) == std::ptrdiff_t(bad) ? Cause::UnwrittenOutput
-                                                                                         : Cause::WrongValues;
+                                                                                        : Cause::WrongValues;
   r.message = with_commas(bad) + " of " + with_commas(n) + " " + layout.noun + " wrong";
   std::string pattern = describe_pattern(wrong, unwritten, layout);
   if (!pattern.empty()) r.message += ": " + pattern;
   return r;
 }
 
-CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
-                      const std::vector<double>* prefix) {
+CheckResult check_sum(double expected, double abs_sum, float got, size_t n, const std::vector<double>* prefix) {
   CheckResult r;
   r.tolerance = sum_tolerance(n, abs_sum);
   double err = std::fabs(double(got) - expected);
@@ -268,7 +265,7 @@ std::string short_side(size_t g, size_t dim, size_t t, const char* side) {
 
 struct Shortfall {
   size_t tile = 0, tile_x = 0, need_x = 0, need_y = 0;  // tile: its rows (0: no shortfall), tile_x: its columns
-  std::string sides;     // "100 / 64 rounds down to 1 across, and ..."
+  std::string sides;  // "100 / 64 rounds down to 1 across, and ..."
   std::string round_up;  // "Round up: (cols + 63) / 64 blocks across, (rows + 63) / 64 down"
 };
 
@@ -320,8 +317,8 @@ bool add_grid_coverage_note(CheckResult& r, const std::vector<wire::Launch>& lau
   r.message = r.message.substr(0, r.message.find(": ")) + ": your grid is too small (" + s.sides + ")";
   const std::string tt = std::to_string(s.tile) + " x " + std::to_string(s.tile_x);
   r.notes.insert(r.notes.begin(), "your grid has " + dims_text(l.grid) + " blocks of " + dims_text(l.block) +
-                                      " threads, but " + matrix_phrase(m) + " in tiles of " + tt +
-                                      " needs " + with_commas(s.need_x) + " x " + with_commas(s.need_y) +
+                                      " threads, but " + matrix_phrase(m) + " in tiles of " + tt + " needs " +
+                                      with_commas(s.need_x) + " x " + with_commas(s.need_y) +
                                       ": the last, partial tiles have no block (" + s.sides + "). " + s.round_up);
   return true;
 }
@@ -329,8 +326,8 @@ bool add_grid_coverage_note(CheckResult& r, const std::vector<wire::Launch>& lau
 void add_canary_verdict(CheckResult& r, const std::string& buffer, size_t n, size_t overwritten,
                         size_t first_overwritten) {
   if (!overwritten) return;
-  std::string line = "wrote past the end of " + buffer + ": " + with_commas(overwritten) +
-                     " guard element" + (overwritten == 1 ? " was" : "s were") + " overwritten after its last element [" +
+  std::string line = "wrote past the end of " + buffer + ": " + with_commas(overwritten) + " guard element" +
+                     (overwritten == 1 ? " was" : "s were") + " overwritten after its last element [" +
                      with_commas(n - 1) + "] (the first at [" + with_commas(first_overwritten) +
                      "]): a thread without a bounds check?";
   if (r.status == Status::Pass) {

@@ -18,13 +18,13 @@ bool is_poison(float v);
 
 // How output elements map onto the launch, for messages. All members optional.
 struct OutputLayout {
-  size_t rows = 0, cols = 0;            // a 2-D row-major output when both are set
-  size_t tile = 0;                      // tiles of this size (2-D), for "last partial tile"...
-  size_t tile_cols = 0;                 // ...this many columns wide when not 0 (else square)
-  std::string noun = "elements";        // what the output holds: "elements", "block sums"
-  std::function<std::string(size_t)> block_of;   // "block 3" / "block (31, 0)"
+  size_t rows = 0, cols = 0;  // a 2-D row-major output when both are set
+  size_t tile = 0;  // tiles of this size (2-D), for "last partial tile"...
+  size_t tile_cols = 0;  // ...this many columns wide when not 0 (else square)
+  std::string noun = "elements";  // what the output holds: "elements", "block sums"
+  std::function<std::string(size_t)> block_of;  // "block 3" / "block (31, 0)"
   std::function<std::string(size_t)> thread_of;  // "thread 17" / "thread (7, 3)"
-  std::string where(size_t index) const;          // "[17]" or "(row 3, col 7)"
+  std::string where(size_t index) const;  // "[17]" or "(row 3, col 7)"
 };
 
 using ToleranceAt = std::function<double(size_t)>;  // nullptr: exact comparison
@@ -32,8 +32,7 @@ using ToleranceAt = std::function<double(size_t)>;  // nullptr: exact comparison
 // Compares got against expected element by element; fills status, message, notes,
 // max_error, tolerance (the largest allowed) and the first `show` mismatches.
 CheckResult compare_outputs(const std::vector<double>& expected, const std::vector<float>& got,
-                            const ToleranceAt& tolerance, const OutputLayout& layout,
-                            size_t show = 5);
+                            const ToleranceAt& tolerance, const OutputLayout& layout, size_t show = 5);
 
 // The pattern sentence for a set of wrong indices (exposed for tests).
 // wrong[i] and unwritten[i] say whether element i is wrong / never written.
@@ -43,8 +42,7 @@ std::string describe_pattern(const std::vector<bool>& wrong, const std::vector<b
 // A scalar sum. `prefix`, when given, holds prefix[k] = sum of the first k inputs
 // (size n + 1) and `values` the inputs, so that a wrong sum can be explained
 // ("equals the sum of the first m elements", "off by exactly one block of 256").
-CheckResult check_sum(double expected, double abs_sum, float got, size_t n,
-                      const std::vector<double>* prefix);
+CheckResult check_sum(double expected, double abs_sum, float got, size_t n, const std::vector<double>* prefix);
 
 // A 2-D output walked by a 2-D grid of tiles (cols across, in x; rows down, in y), as the
 // feedback names it: what = "matrix" ("a 64 x 100 matrix") or "C" ("C (64 x 100)"), cols_name =

@@ -7,7 +7,9 @@ namespace cudalab {
 
 namespace {
 
-bool has_word(const std::string& code, const std::string& pattern) { return std::regex_search(code, std::regex(pattern)); }
+bool has_word(const std::string& code, const std::string& pattern) {
+  return std::regex_search(code, std::regex(pattern));
+}
 
 }  // namespace
 
@@ -24,13 +26,15 @@ static std::string from_block_index(const std::string& code) {
 std::optional<NarrowIndex> narrow_grid_stride_index(const std::string& code) {
   // A 32-bit declaration whose initializer reads blockIdx, itself or through a name made from it:
   // the grid-stride loop's start.
-  const std::regex decl(R"(\b(int|signed|int32_t|unsigned(?:\s+int)?|uint32_t|uint)\s+([A-Za-z_]\w*)\s*=\s*([^;,]*\b(?:)" +
-                        from_block_index(code) + R"()\b[^;,]*))");
+  const std::regex decl(
+      R"(\b(int|signed|int32_t|unsigned(?:\s+int)?|uint32_t|uint)\s+([A-Za-z_]\w*)\s*=\s*([^;,]*\b(?:)" +
+      from_block_index(code) + R"()\b[^;,]*))");
   for (auto it = std::sregex_iterator(code.begin(), code.end(), decl); it != std::sregex_iterator(); ++it) {
     const std::string type = (*it)[1], name = (*it)[2];
     // Stepped (+= or = name + ...) and compared with something declared size_t (the lab's n):
     // an index that only numbers threads, or counts uint4s up to n / 16, is left alone.
-    const bool stepped = has_word(code, "\\b" + name + "\\s*\\+=") || has_word(code, "\\b" + name + "\\s*=\\s*" + name + "\\s*\\+");
+    const bool stepped =
+        has_word(code, "\\b" + name + "\\s*\\+=") || has_word(code, "\\b" + name + "\\s*=\\s*" + name + "\\s*\\+");
     std::smatch cmp;
     const std::regex compared("\\b" + name + "\\s*<=?\\s*([A-Za-z_]\\w*)\\s*[;)]");
     if (!stepped || !std::regex_search(code, cmp, compared)) continue;

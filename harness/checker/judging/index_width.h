@@ -13,7 +13,7 @@ namespace cudalab {
 struct NarrowIndex {
   std::string name;  // "i"
   std::string type;  // "int", "unsigned"
-  size_t line = 0;   // where it is declared
+  size_t line = 0;  // where it is declared
   bool is_signed = false;
 };
 

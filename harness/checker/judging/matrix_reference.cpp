@@ -29,14 +29,16 @@ std::vector<double> transpose_reference(const std::vector<float>& in, size_t row
   constexpr size_t T = 32;
   std::vector<double> out(rows * cols);
   // Bands of 32 input rows on every core, tile by tile within a band, as cpu_transpose does.
-  parallel_for((rows + T - 1) / T, [&](size_t band0, size_t band1) {
-    for (size_t r0 = band0 * T; r0 < std::min(rows, band1 * T); r0 += T)
-      for (size_t c0 = 0; c0 < cols; c0 += T) {
-        const size_t r1 = std::min(rows, r0 + T), c1 = std::min(cols, c0 + T);
-        for (size_t r = r0; r < r1; ++r)
-          for (size_t c = c0; c < c1; ++c) out[c * rows + r] = in[r * cols + c];
-      }
-  }, 8);
+  parallel_for((rows + T - 1) / T,
+               [&](size_t band0, size_t band1) {
+                 for (size_t r0 = band0 * T; r0 < std::min(rows, band1 * T); r0 += T)
+                   for (size_t c0 = 0; c0 < cols; c0 += T) {
+                     const size_t r1 = std::min(rows, r0 + T), c1 = std::min(cols, c0 + T);
+                     for (size_t r = r0; r < r1; ++r)
+                       for (size_t c = c0; c < c1; ++c) out[c * rows + r] = in[r * cols + c];
+                   }
+               },
+               8);
   return out;
 }
 
@@ -139,8 +141,8 @@ std::string check_product_samples(const std::vector<OutputSample>& samples, cons
     const size_t r = size_t(s.index) / N, col = size_t(s.index) % N;
     double dot = 0, abs_dot = 0;
     for (size_t q = 0; q < K; ++q) {
-      const double p = double(wire::random_value(a, ka, r * K + q, M * K)) *
-                       double(wire::random_value(b, kb, q * N + col, K * N));
+      const double p =
+          double(wire::random_value(a, ka, r * K + q, M * K)) * double(wire::random_value(b, kb, q * N + col, K * N));
       dot += p;
       abs_dot += std::fabs(p);
     }

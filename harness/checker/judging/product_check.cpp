@@ -33,7 +33,8 @@ OutputLayout product_layout(const ProductLab& lab, size_t N, const std::vector<s
     l.tile_cols = TN;
   }
   l.block_of = [N, T, TN, &rows](size_t i) { return tile_block_name(rows[i / N], i % N, T, TN); };
-  if (lab.thread_of && T == lab.tile) l.thread_of = [N, &rows, &lab](size_t i) { return lab.thread_of(rows[i / N], i % N); };
+  if (lab.thread_of && T == lab.tile)
+    l.thread_of = [N, &rows, &lab](size_t i) { return lab.thread_of(rows[i / N], i % N); };
   return l;
 }
 
@@ -88,8 +89,7 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
   for (size_t row : ref.rows) got.insert(got.end(), all.begin() + row * N, all.begin() + (row + 1) * N);
 
   // A lab with non-square tiles (tile_n) names blocks by its own; the others by the launch's.
-  const size_t tile =
-      res.launches.empty() || lab.tile_n ? lab.tile : launch_tile(res.launches.front(), M, N, lab.tile);
+  const size_t tile = res.launches.empty() || lab.tile_n ? lab.tile : launch_tile(res.launches.front(), M, N, lab.tile);
   const size_t tile_n = lab.tile_n ? lab.tile_n : tile;
   const OutputLayout layout = product_layout(lab, N, ref.rows, sampled, tile, tile_n);
   CheckResult r = compare_outputs(
@@ -154,8 +154,9 @@ std::string reject_product_shape(const ProductLab& lab, const Shape& s) {
 
 LabSuite product_suite(const ProductLab& lab, std::string title, std::vector<CheckCase> cases,
                        std::function<CheckResult(const CheckCase&, uint64_t seed)> run) {
-  return LabSuite{lab.call.lab, std::move(title), "MxNxK", 3, std::move(cases), std::move(run),
-                  [lab](const Shape& s) { return reject_product_shape(lab, s); }};
+  return LabSuite{lab.call.lab, std::move(title), "MxNxK", 3, std::move(cases), std::move(run), [lab](const Shape& s) {
+                    return reject_product_shape(lab, s);
+                  }};
 }
 
 }  // namespace cudalab

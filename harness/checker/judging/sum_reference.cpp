@@ -71,19 +71,22 @@ SumReference sum_reference(size_t n, const wire::Fill& fill) { return range_sum_
 BlockSums block_sums_reference(const std::vector<float>& x, size_t block) {
   size_t blocks = (x.size() + block - 1) / block;
   BlockSums r{std::vector<double>(blocks), std::vector<double>(blocks), std::vector<size_t>(blocks)};
-  parallel_for(blocks, [&](size_t b0, size_t b1) {
-    for (size_t b = b0; b < b1; ++b) {
-      size_t begin = b * block, end = std::min(x.size(), begin + block);
-      double s = 0, a = 0;
-      for (size_t i = begin; i < end; ++i) {
-        s += x[i];
-        a += std::fabs(x[i]);
-      }
-      r.sums[b] = s;
-      r.abs_sums[b] = a;
-      r.lengths[b] = end - begin;
-    }
-  }, 64);
+  parallel_for(
+      blocks,
+      [&](size_t b0, size_t b1) {
+        for (size_t b = b0; b < b1; ++b) {
+          size_t begin = b * block, end = std::min(x.size(), begin + block);
+          double s = 0, a = 0;
+          for (size_t i = begin; i < end; ++i) {
+            s += x[i];
+            a += std::fabs(x[i]);
+          }
+          r.sums[b] = s;
+          r.abs_sums[b] = a;
+          r.lengths[b] = end - begin;
+        }
+      },
+      64);
   return r;
 }
 

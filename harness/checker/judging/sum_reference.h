@@ -18,7 +18,7 @@ std::vector<float> sum_input(size_t n, uint64_t seed);
 wire::Fill sum_fill(uint64_t seed);
 
 struct SumReference {
-  double sum = 0;      // exact enough: double accumulation, in parallel
+  double sum = 0;  // exact enough: double accumulation, in parallel
   double abs_sum = 0;  // sum of |x|, for the tolerance
 };
 SumReference sum_reference(const std::vector<float>& x);

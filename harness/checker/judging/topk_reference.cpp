@@ -125,14 +125,15 @@ void explain_missing(CheckResult& r, const std::vector<float>& values, size_t k,
     r.notes.push_back("equal values: the lower index wins (lab8.h), at every level and in every comparison");
     return;
   }
-  const std::string which = k == 1                 ? "the first element is missing from your answer: "
-                            : missing.size() == 1 ? "1 of the " + std::to_string(k) +
-                                                        " first elements is missing from your answer: "
-                                                  : std::to_string(missing.size()) + " of the " + std::to_string(k) +
-                                                        " first elements are missing from your answer, such as ";
+  const std::string which = k == 1 ? "the first element is missing from your answer: "
+                            : missing.size() == 1
+                                ? "1 of the " + std::to_string(k) + " first elements is missing from your answer: "
+                                : std::to_string(missing.size()) + " of the " + std::to_string(k) +
+                                      " first elements are missing from your answer, such as ";
   r.message = count + which + entry_text(values, m) + ", place " + std::to_string(place_of(values, m));
-  r.notes.push_back("the k first of the input are among the k first of every tile that holds them: does each block "
-                    "keep its own k best (not only its largest), and does every level keep every list it is given?");
+  r.notes.push_back(
+      "the k first of the input are among the k first of every tile that holds them: does each block "
+      "keep its own k best (not only its largest), and does every level keep every list it is given?");
 }
 
 // A place whose value is not its index's. Two causes, told apart by the input: a value that some
@@ -150,10 +151,12 @@ void explain_unpaired_value(CheckResult& r, const std::vector<float>& values, si
     r.notes.push_back("a value and its index must travel together: swap both arrays' entries, never one alone");
     return;
   }
-  r.message = count + place_text(p) + " holds value " + g + ", which no element of d_values holds: a "
+  r.message = count + place_text(p) + " holds value " + g +
+              ", which no element of d_values holds: a "
               "__syncthreads() is missing after loading the tile (a slot was read before any thread wrote it)";
-  r.notes.push_back("every slot must be loaded before any thread compares; if that barrier is there, check that every "
-                    "slot of the tile is loaded, padding included");
+  r.notes.push_back(
+      "every slot must be loaded before any thread compares; if that barrier is there, check that every "
+      "slot of the tile is loaded, padding included");
 }
 
 }  // namespace
@@ -176,9 +179,9 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
   r.status = Status::Fail;
   for (size_t p : wrong) {
     if (r.mismatches.size() == 5) break;  // the first five are shown
-    r.mismatches.push_back(Mismatch{p, place_text(p), double(expected[p].value), double(got_values[p]),
-                                    "index " + std::to_string(got_indices[p]) + ", expected " +
-                                        std::to_string(expected[p].index)});
+    r.mismatches.push_back(
+        Mismatch{p, place_text(p), double(expected[p].value), double(got_values[p]),
+                 "index " + std::to_string(got_indices[p]) + ", expected " + std::to_string(expected[p].index)});
   }
   const std::string of_k = " of " + std::to_string(k) + (k == 1 ? " place wrong: " : " places wrong: ");
   r.cause = unwritten == wrong.size() ? Cause::UnwrittenOutput : Cause::WrongValues;  // every wrong place unwritten
@@ -197,8 +200,9 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
     if (i < 0 || size_t(i) >= n) {
       r.message = std::to_string(wrong.size()) + of_k + place_text(p) + " holds index " + std::to_string(i) +
                   ", outside [0, " + std::to_string(n) + ")";
-      r.notes.push_back("an index is where the value sits in d_values: at level 1 the element's position, later the "
-                        "index the candidate carried with it (padding's index must never win a place)");
+      r.notes.push_back(
+          "an index is where the value sits in d_values: at level 1 the element's position, later the "
+          "index the candidate carried with it (padding's index must never win a place)");
       return r;
     }
     if (!same_bits(got_values[p], values[size_t(i)])) {
@@ -212,8 +216,9 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
     if (sorted_got[p] == sorted_got[p - 1]) {
       r.message = std::to_string(wrong.size()) + of_k + "index " + std::to_string(sorted_got[p]) +
                   " appears twice in your answer";
-      r.notes.push_back("each element may win one place only: was a candidate list read twice, or padded with a "
-                        "real element?");
+      r.notes.push_back(
+          "each element may win one place only: was a candidate list read twice, or padded with a "
+          "real element?");
       return r;
     }
   std::vector<int32_t> sorted_expected(k);
@@ -231,9 +236,9 @@ CheckResult judge_top_k(const std::vector<float>& values, const std::vector<TopK
   // The right elements, in the wrong places.
   const size_t p = wrong.front();
   const bool tie = values[size_t(got_indices[p])] == expected[p].value;
-  r.message = std::to_string(wrong.size()) + of_k + "the right " + std::to_string(k) + " elements in the wrong order: " +
-              place_text(p) + " holds " + entry_text(values, got_indices[p]) + ", not " +
-              entry_text(values, expected[p].index);
+  r.message = std::to_string(wrong.size()) + of_k + "the right " + std::to_string(k) +
+              " elements in the wrong order: " + place_text(p) + " holds " + entry_text(values, got_indices[p]) +
+              ", not " + entry_text(values, expected[p].index);
   r.notes.push_back(tie ? "equal values come by ascending index: the lower index wins the earlier place"
                         : "the values come out descending: place 0 holds the largest");
   return r;

@@ -19,9 +19,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') cell += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cell += c;
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+        cell += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cell += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -64,8 +67,10 @@ std::optional<double> dims(const std::string& s) {
   int seen = 0;
   std::string t;
   for (char c : s + ",") {
-    if ((c >= '0' && c <= '9') || c == '.') t += c;
-    else if (!t.empty()) product *= std::strtod(t.c_str(), nullptr), t.clear(), ++seen;
+    if ((c >= '0' && c <= '9') || c == '.')
+      t += c;
+    else if (!t.empty())
+      product *= std::strtod(t.c_str(), nullptr), t.clear(), ++seen;
   }
   if (seen == 0) return std::nullopt;
   return product;
@@ -146,20 +151,23 @@ ProfileFigures read_ncu_csv(const std::string& csv_text, const std::vector<std::
         k.achieved_occupancy_pct = get("sm__warps_active.avg.pct_of_peak_sustained_active");
       if (has("smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"))
         k.pred_on_share = std::clamp(get("smsp__thread_inst_executed_pred_on_per_inst_executed.ratio") / 32, 0.0, 1.0);
-      const double shared_inst = get("smsp__inst_executed_op_shared_ld.sum") + get("smsp__inst_executed_op_shared_st.sum");
+      const double shared_inst =
+          get("smsp__inst_executed_op_shared_ld.sum") + get("smsp__inst_executed_op_shared_st.sum");
       if (shared_inst > 0 && has("memory_l1_wavefronts_shared_ideal"))
         k.shared_working_share = std::min(1.0, get("memory_l1_wavefronts_shared_ideal") / shared_inst);
     }
     // Global loads and stores: sectors per request; the fewest from Source Counters' theoretical
     // sectors (ideal against actual), when ncu gave them.
-    const double theo = get("memory_l2_theoretical_sectors_global"), ideal = get("memory_l2_theoretical_sectors_global_ideal");
+    const double theo = get("memory_l2_theoretical_sectors_global"),
+                 ideal = get("memory_l2_theoretical_sectors_global_ideal");
     const double ideal_share = theo > 0 && ideal > 0 ? std::min(1.0, ideal / theo) : 1.0;
     // Busy lanes: those whose predicate is on (a short divergent branch is predicated, not jumped:
     // its idle lanes still issue), else those the warp had at all.
-    const double lane_share =
-        std::clamp(get(has("smsp__thread_inst_executed_pred_on_per_inst_executed.ratio")
-                           ? "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"
-                           : "smsp__thread_inst_executed_per_inst_executed.ratio") / 32, 0.0, 1.0);
+    const double lane_share = std::clamp(get(has("smsp__thread_inst_executed_pred_on_per_inst_executed.ratio")
+                                                 ? "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"
+                                                 : "smsp__thread_inst_executed_per_inst_executed.ratio") /
+                                             32,
+                                         0.0, 1.0);
     auto add = [&](AccessKind kind, double requests, double units, double ideal_units, double bytes = 0) {
       if (requests <= 0) return;
       auto it = std::find_if(k.lines.begin(), k.lines.end(), [&](const LineFigures& l) { return l.kind == kind; });
@@ -174,9 +182,10 @@ ProfileFigures read_ncu_csv(const std::string& csv_text, const std::vector<std::
     const double st_sectors = get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
     // The bytes the lanes asked for: the fewest sectors' 32 bytes (a lane's width is what a float4
     // load changes: 4 times the bytes per request).
-    add(AccessKind::GlobalLoad, get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), ld_sectors, ld_sectors * ideal_share,
-        32 * ld_sectors * ideal_share);
-    add(AccessKind::GlobalStore, get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), st_sectors, st_sectors * ideal_share);
+    add(AccessKind::GlobalLoad, get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), ld_sectors,
+        ld_sectors * ideal_share, 32 * ld_sectors * ideal_share);
+    add(AccessKind::GlobalStore, get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), st_sectors,
+        st_sectors * ideal_share);
     // Shared memory: one pass per instruction, plus one per bank conflict.
     const double sld = get("smsp__inst_executed_op_shared_ld.sum"), sst = get("smsp__inst_executed_op_shared_st.sum");
     add(AccessKind::SharedLoad, sld, sld + get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), sld);

@@ -67,7 +67,8 @@ Summary summarize(const ProfileFigures& f, const GpuModel& g) {
       s.lanes += l.lanes, s.lanes_possible += l.lanes_possible;
       if (is_global(l.kind)) {
         s.g_requests += l.requests, s.g_sectors += l.units, s.g_ideal += l.ideal_units;
-        if (l.kind == AccessKind::GlobalLoad) s.load_bytes += l.bytes, s.load_lanes += l.lanes, s.load_requests += l.requests;
+        if (l.kind == AccessKind::GlobalLoad)
+          s.load_bytes += l.bytes, s.load_lanes += l.lanes, s.load_requests += l.requests;
       } else {
         s.s_requests += l.requests, s.s_wavefronts += l.units, s.s_ideal += l.ideal_units;
       }
@@ -85,8 +86,10 @@ double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
 std::string num(double v, int digits = 1) {
   char t[64];
-  if (std::fabs(v) >= 100 || v == std::floor(v)) std::snprintf(t, sizeof t, "%.0f", v);
-  else std::snprintf(t, sizeof t, "%.*f", digits, v);
+  if (std::fabs(v) >= 100 || v == std::floor(v))
+    std::snprintf(t, sizeof t, "%.0f", v);
+  else
+    std::snprintf(t, sizeof t, "%.*f", digits, v);
   return t;
 }
 std::string pct(double v) { return num(100 * v, 0) + "%"; }
@@ -100,8 +103,9 @@ const LineFigures* worst_line(const ProfileFigures& f, bool (*which)(AccessKind)
   for (const auto& k : f.kernels)
     for (const auto& l : k.lines) {
       if (!which(l.kind)) continue;
-      const double waste = by == Worst::Lanes ? l.lanes_possible - l.lanes
-                           : by == Worst::Units ? l.units - l.ideal_units : l.requests;
+      const double waste = by == Worst::Lanes   ? l.lanes_possible - l.lanes
+                           : by == Worst::Units ? l.units - l.ideal_units
+                                                : l.requests;
       if (waste > most) most = waste, worst = &l;
     }
   return worst;
@@ -135,8 +139,9 @@ const char* access_words(AccessKind k) {
 
 ProfileDigest digest_profile(const ProfileInputs& in) {
   ProfileDigest d;
-  const std::string how = in.measured ? "Measured on the " + in.gpu.name + " with Nsight Compute"
-                                      : "Estimated for an " + in.gpu.name + " (counted on the CPU backend, not measured)";
+  const std::string how = in.measured
+                              ? "Measured on the " + in.gpu.name + " with Nsight Compute"
+                              : "Estimated for an " + in.gpu.name + " (counted on the CPU backend, not measured)";
   const Summary y = summarize(*in.yours, in.gpu), r = summarize(*in.reference, in.gpu);
   const double n = std::max(1.0, in.elements);
   auto at = [&](const LineFigures* l) {
@@ -155,11 +160,13 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
     Finding f{"uncoalesced", y_coal / std::max(1.0, r_coal)};
     f.first = how + ": uncoalesced global memory is the limiter, " + at(l) + ": each warp's " +
               (l ? access_words(l->kind) : "access") + " touches " + num(l ? ratio(l->units, l->requests) : y_coal) +
-              " sectors of 32 bytes where " + num(l ? ratio(l->ideal_units, l->requests) : 1) + " would hold its bytes.";
-    f.beside = "Over the whole run yours moves " + num(y_coal) + " times the sectors it needs; the reference solution " +
-               num(std::max(1.0, r_coal)) + " times.";
-    f.action = "Let consecutive threads (threadIdx.x) touch consecutive addresses; where the pattern cannot change "
-               "(a transpose's writes), go through a shared-memory tile and write it out row by row.";
+              " sectors of 32 bytes where " + num(l ? ratio(l->ideal_units, l->requests) : 1) +
+              " would hold its bytes.";
+    f.beside = "Over the whole run yours moves " + num(y_coal) +
+               " times the sectors it needs; the reference solution " + num(std::max(1.0, r_coal)) + " times.";
+    f.action =
+        "Let consecutive threads (threadIdx.x) touch consecutive addresses; where the pattern cannot change "
+        "(a transpose's writes), go through a shared-memory tile and write it out row by row.";
     f.also = "uncoalesced accesses";
     found.push_back(f);
   }
@@ -169,13 +176,14 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
     const LineFigures* l = worst_line(*in.yours, any_shared, Worst::Units);
     const double ways = l ? ratio(l->units, l->ideal_units) : y_bank;
     Finding f{"bank_conflicts", y_bank / std::max(1.0, r_bank)};
-    f.first = how + ": shared-memory bank conflicts are the limiter, " + at(l) + ": the lanes of a warp meet in one bank " +
-              num(ways) + " ways, so each " + (l ? access_words(l->kind) : "access") + " takes " + num(ways) +
-              " passes instead of one.";
-    f.beside = "Over the run yours takes " + num(y_bank) + " passes per shared-memory request; the reference solution " +
-               num(std::max(1.0, r_bank)) + ".";
-    f.action = "Banks are 4-byte words, 32 of them: a warp reading a column of a [32][32] float tile hits one bank 32 "
-               "times. Pad each row by one element ([32][33]) or let lanes read consecutive words.";
+    f.first = how + ": shared-memory bank conflicts are the limiter, " + at(l) +
+              ": the lanes of a warp meet in one bank " + num(ways) + " ways, so each " +
+              (l ? access_words(l->kind) : "access") + " takes " + num(ways) + " passes instead of one.";
+    f.beside = "Over the run yours takes " + num(y_bank) +
+               " passes per shared-memory request; the reference solution " + num(std::max(1.0, r_bank)) + ".";
+    f.action =
+        "Banks are 4-byte words, 32 of them: a warp reading a column of a [32][32] float tile hits one bank 32 "
+        "times. Pad each row by one element ([32][33]) or let lanes read consecutive words.";
     f.also = "bank conflicts";
     found.push_back(f);
   }
@@ -200,10 +208,13 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
     f.first = how + ": divergent warps are the limiter, " + at(l) + ": a warp has on average " +
               num(l ? 32 * ratio(l->lanes, l->lanes_possible) : 32 * y_lane) +
               " of its 32 lanes busy there, and the idle ones wait for them.";
-    f.beside = "Over the run " + pct(y_lane) + " of the lanes are busy at your memory instructions; the reference "
-               "solution's " + pct(r_lane) + ".";
-    f.action = "Give the work to consecutive threads, so that whole warps are busy or idle together: `tid < s` "
-               "rather than `tid % (2 * s) == 0`, and never one thread looping over a block's elements.";
+    f.beside = "Over the run " + pct(y_lane) +
+               " of the lanes are busy at your memory instructions; the reference "
+               "solution's " +
+               pct(r_lane) + ".";
+    f.action =
+        "Give the work to consecutive threads, so that whole warps are busy or idle together: `tid < s` "
+        "rather than `tid % (2 * s) == 0`, and never one thread looping over a block's elements.";
     f.also = "divergent warps";
     found.push_back(f);
   }
@@ -224,10 +235,12 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   if (y.main && y.grid < in.gpu.sms && y.grid * 2 <= r.grid) {
     Finding f{"too_few_blocks", std::min(32.0, in.gpu.sms / std::max(1.0, y.grid))};
     f.first = how + ": too few blocks are the limiter: " + main_kernel + " has " + num(y.grid, 0) + " blocks for the " +
-              in.gpu.name + "'s " + num(in.gpu.sms, 0) + " SMs, so " + num(in.gpu.sms - y.grid, 0) + " of them sit idle.";
+              in.gpu.name + "'s " + num(in.gpu.sms, 0) + " SMs, so " + num(in.gpu.sms - y.grid, 0) +
+              " of them sit idle.";
     f.beside = "The reference solution launches " + num(r.grid, 0) + " blocks at this size.";
-    f.action = "Size the grid from the GPU: cudaDevAttrMultiProcessorCount times the blocks an SM holds "
-               "(cudaOccupancyMaxActiveBlocksPerMultiprocessor), with a grid-stride loop over the rest.";
+    f.action =
+        "Size the grid from the GPU: cudaDevAttrMultiProcessorCount times the blocks an SM holds "
+        "(cudaOccupancyMaxActiveBlocksPerMultiprocessor), with a grid-stride loop over the rest.";
     f.also = "too few blocks";
     found.push_back(f);
   }
@@ -237,7 +250,8 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   // asks for (128 for floats from a full warp, 512 for float4s) say it too, against the
   // reference's.
   const double y_width = ratio(y.load_bytes, y.load_lanes), r_width = ratio(r.load_bytes, r.load_lanes);
-  const double y_per_request = ratio(y.load_bytes, y.load_requests), r_per_request = ratio(r.load_bytes, r.load_requests);
+  const double y_per_request = ratio(y.load_bytes, y.load_requests),
+               r_per_request = ratio(r.load_bytes, r.load_requests);
   if (y_width > 0 && (y_width <= 4 || y_per_request <= 4 * 32 * 1.05) && r_width >= 2 * y_width &&
       r_per_request >= 2 * y_per_request) {
     const LineFigures* l = worst_line(*in.yours, global_load, Worst::Requests);
@@ -246,8 +260,9 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
               " bytes at a time, so a warp issues " + num(r_per_request / y_per_request, 0) +
               " times the requests for the same data.";
     f.beside = "The reference solution loads " + num(r_width, 0) + " bytes a thread at once (float4).";
-    f.action = "Load float4 (16 bytes) per thread where the data allows: reinterpret_cast<const float4*>, with the "
-               "misaligned head and the tail done one float at a time.";
+    f.action =
+        "Load float4 (16 bytes) per thread where the data allows: reinterpret_cast<const float4*>, with the "
+        "misaligned head and the tail done one float at a time.";
     f.also = "narrow loads";
     found.push_back(f);
   }
@@ -256,7 +271,8 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
     Finding f{"occupancy", r.occupancy / std::max(0.01, y.occupancy)};
     f.first = how + ": low occupancy is the limiter: " + main_kernel + " can keep at most " + pct(y.occupancy) +
               " of an SM's warps resident, limited by " + y.occupancy_limit + ".";
-    f.beside = "The reference solution's launch allows " + pct(r.occupancy) + (in.measured ? "." : " (registers not counted here).");
+    f.beside = "The reference solution's launch allows " + pct(r.occupancy) +
+               (in.measured ? "." : " (registers not counted here).");
     f.action = "Use blocks of 128 to 256 threads and no more shared memory per block than the data in flight needs.";
     f.also = "low occupancy";
     found.push_back(f);
@@ -268,18 +284,22 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
     f.first = how + ": barriers are the limiter: " + num(y.barriers, 0) + " __syncthreads() for " + num(n, 0) +
               " elements, and every one waits for the slowest warp of its block.";
     f.beside = "The reference solution passes " + num(r.barriers, 0) + ".";
-    f.action = "Let each thread sum several elements in a register before the block's tree, and finish the last 32 "
-               "values with warp shuffles, which need no __syncthreads().";
+    f.action =
+        "Let each thread sum several elements in a register before the block's tree, and finish the last 32 "
+        "values with warp shuffles, which need no __syncthreads().";
     f.also = "barriers";
     found.push_back(f);
   }
 
-  std::stable_sort(found.begin(), found.end(), [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
   if (found.empty()) {
     d.limiter = "none";
-    d.sentences.push_back(how + ": nothing stands out against the reference solution: your memory accesses, "
-                                "shared-memory banks, busy lanes, atomics and launch size are in line with its own.");
-    d.sentences.push_back("What is left is the work itself: compare your time with the reference's in the table above.");
+    d.sentences.push_back(how +
+                          ": nothing stands out against the reference solution: your memory accesses, "
+                          "shared-memory banks, busy lanes, atomics and launch size are in line with its own.");
+    d.sentences.push_back(
+        "What is left is the work itself: compare your time with the reference's in the table above.");
   } else {
     d.limiter = found[0].id;
     d.sentences.push_back(found[0].first);
@@ -292,21 +312,27 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
     }
   }
 
-  auto row = [&](const std::string& figure, const std::string& a, const std::string& b) { d.table.push_back({figure, a, b}); };
-  row("global sectors per request (fewest)", num(ratio(y.g_sectors, y.g_requests)) + " (" + num(ratio(y.g_ideal, y.g_requests)) + ")",
+  auto row = [&](const std::string& figure, const std::string& a, const std::string& b) {
+    d.table.push_back({figure, a, b});
+  };
+  row("global sectors per request (fewest)",
+      num(ratio(y.g_sectors, y.g_requests)) + " (" + num(ratio(y.g_ideal, y.g_requests)) + ")",
       num(ratio(r.g_sectors, r.g_requests)) + " (" + num(ratio(r.g_ideal, r.g_requests)) + ")");
   row("bytes a thread loads at once", num(y_width, 0), num(r_width, 0));
   row("shared-memory passes per request", y.s_requests ? num(ratio(y.s_wavefronts, y.s_requests)) : "-",
       r.s_requests ? num(ratio(r.s_wavefronts, r.s_requests)) : "-");
   row("busy lanes at memory instructions", pct(y_lane), pct(r_lane));
   if (y_spread >= 0 || r_spread >= 0)
-    row("idle lanes in working warps (GPU)", y_spread >= 0 ? num(y_spread, 2) : "-", r_spread >= 0 ? num(r_spread, 2) : "-");
+    row("idle lanes in working warps (GPU)", y_spread >= 0 ? num(y_spread, 2) : "-",
+        r_spread >= 0 ? num(r_spread, 2) : "-");
   row("global atomics per 1000 elements", num(1000 * y_atom, 2), num(1000 * r_atom, 2));
   row("__syncthreads() per 1000 elements", num(1000 * y_bar, 2), num(1000 * r_bar, 2));
   row("blocks in the largest launch", num(y.grid, 0), num(r.grid, 0));
   row("occupancy allowed (" + std::string(in.measured ? "achieved" : "theoretical") + ")",
-      in.measured && y.main && y.main->achieved_occupancy_pct ? num(*y.main->achieved_occupancy_pct, 0) + "%" : pct(y.occupancy),
-      in.measured && r.main && r.main->achieved_occupancy_pct ? num(*r.main->achieved_occupancy_pct, 0) + "%" : pct(r.occupancy));
+      in.measured && y.main && y.main->achieved_occupancy_pct ? num(*y.main->achieved_occupancy_pct, 0) + "%"
+                                                              : pct(y.occupancy),
+      in.measured && r.main && r.main->achieved_occupancy_pct ? num(*r.main->achieved_occupancy_pct, 0) + "%"
+                                                              : pct(r.occupancy));
   if (in.measured)
     row("DRAM throughput, % of peak", y.main && y.main->dram_pct ? num(*y.main->dram_pct, 0) + "%" : "-",
         r.main && r.main->dram_pct ? num(*r.main->dram_pct, 0) + "%" : "-");

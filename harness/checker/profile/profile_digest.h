@@ -23,7 +23,7 @@ struct ProfileRow {
 };
 
 struct ProfileDigest {
-  std::string limiter;                 // a stable id: "uncoalesced", "bank_conflicts", ..., "none"
+  std::string limiter;  // a stable id: "uncoalesced", "bank_conflicts", ..., "none"
   std::vector<std::string> sentences;  // two to four
   std::vector<ProfileRow> table;
 };
@@ -31,8 +31,8 @@ struct ProfileDigest {
 struct ProfileInputs {
   const ProfileFigures* yours = nullptr;
   const ProfileFigures* reference = nullptr;
-  double elements = 1;     // the problem's size (elements of the input)
-  bool measured = false;   // a GPU's figures (Nsight Compute) rather than the emulator's estimate
+  double elements = 1;  // the problem's size (elements of the input)
+  bool measured = false;  // a GPU's figures (Nsight Compute) rather than the emulator's estimate
   GpuModel gpu;
   // A place the student's figures name, as the report may show it ("" when it may not).
   std::function<std::string(const std::string&)> your_place = [](const std::string&) { return std::string(); };

@@ -35,8 +35,8 @@ std::optional<std::map<std::string, double>> numbers(const std::vector<std::stri
 
 std::optional<AccessKind> kind_of(const std::string& k) {
   static const std::map<std::string, AccessKind> kinds = {
-      {"gload", AccessKind::GlobalLoad},   {"gstore", AccessKind::GlobalStore},   {"gatomic", AccessKind::GlobalAtomic},
-      {"sload", AccessKind::SharedLoad},   {"sstore", AccessKind::SharedStore},   {"satomic", AccessKind::SharedAtomic}};
+      {"gload", AccessKind::GlobalLoad}, {"gstore", AccessKind::GlobalStore}, {"gatomic", AccessKind::GlobalAtomic},
+      {"sload", AccessKind::SharedLoad}, {"sstore", AccessKind::SharedStore}, {"satomic", AccessKind::SharedAtomic}};
   auto it = kinds.find(k);
   return it == kinds.end() ? std::nullopt : std::optional<AccessKind>(it->second);
 }
@@ -44,7 +44,8 @@ std::optional<AccessKind> kind_of(const std::string& k) {
 std::vector<std::string> segments(const std::string& s) {
   std::vector<std::string> out;
   size_t from = 0;
-  for (size_t at; (at = s.find(" ; ", from)) != std::string::npos; from = at + 3) out.push_back(s.substr(from, at - from));
+  for (size_t at; (at = s.find(" ; ", from)) != std::string::npos; from = at + 3)
+    out.push_back(s.substr(from, at - from));
   out.push_back(s.substr(from));
   return out;
 }

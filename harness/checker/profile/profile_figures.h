@@ -17,12 +17,12 @@ enum class AccessKind { GlobalLoad, GlobalStore, GlobalAtomic, SharedLoad, Share
 struct LineFigures {
   std::string place;  // "labs/lab4_transpose.cu:57", as the runner said it (checked before shown)
   AccessKind kind = AccessKind::GlobalLoad;
-  double requests = 0;        // warp requests
-  double lanes = 0;           // lanes that took part, summed over the requests
+  double requests = 0;  // warp requests
+  double lanes = 0;  // lanes that took part, summed over the requests
   double lanes_possible = 0;  // the lanes their warps had
-  double units = 0;           // global: 32-byte sectors; shared: wavefronts
-  double ideal_units = 0;     // the fewest that could serve the same bytes
-  double bytes = 0;           // bytes the lanes asked for
+  double units = 0;  // global: 32-byte sectors; shared: wavefronts
+  double ideal_units = 0;  // the fewest that could serve the same bytes
+  double bytes = 0;  // bytes the lanes asked for
 };
 
 struct KernelFigures {
@@ -30,11 +30,11 @@ struct KernelFigures {
   std::string place;  // its launch
   double launches = 0, blocks = 0;
   double largest_grid = 0;  // blocks of its largest launch
-  double threads = 0;       // threads per block of that launch
+  double threads = 0;  // threads per block of that launch
   double dynamic_smem = 0, static_smem = 0;  // bytes per block
-  double registers = 0;     // per thread; 0 when not known (the CPU backend)
-  double barriers = 0;      // block-wide barriers passed, over all its blocks
-  double atomic_ops = 0;    // global atomics (lanes)
+  double registers = 0;  // per thread; 0 when not known (the CPU backend)
+  double barriers = 0;  // block-wide barriers passed, over all its blocks
+  double atomic_ops = 0;  // global atomics (lanes)
   double atomic_most_on_one = 0;  // the most of them on one address
   std::vector<LineFigures> lines;
   // Measured on a GPU (Nsight Compute), absent on the CPU backend.

@@ -7,6 +7,6 @@
 namespace cudalab {
 
 void keep_profile_notes(const std::vector<std::string>& notes);  // those that start "cudalab: profile "
-std::vector<std::string> take_profile_notes();                  // and forget them
+std::vector<std::string> take_profile_notes();  // and forget them
 
 }  // namespace cudalab

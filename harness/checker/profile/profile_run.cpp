@@ -13,7 +13,8 @@ namespace cudalab {
 Shape profile_shape(int lab) {
   switch (lab) {
     case 4: return Shape{{512, 512}};
-    case 5: case 9: return Shape{{256, 256, 256}};
+    case 5:
+    case 9: return Shape{{256, 256, 256}};
     case 3: return Shape{{1 << 20}};  // the reference takes 8,192 elements a block: 128 blocks
     case 8: return Shape{{1 << 16}};
     default: return Shape{{1 << 18}};
@@ -65,8 +66,8 @@ ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t s
   if (!suite.reject_shape || suite.reject_shape(p.shape).empty()) {
     const CheckCase c{"profile", "why it is slow", p.shape};
     const OneRun yours = profile_once(suite, opt.profile_runner, c, seed, "your code");
-    const OneRun reference = profile_once(suite, opt.profile_reference, c, seed, "the reference solution",
-                                             opt.profile_reference_unwrapped);
+    const OneRun reference =
+        profile_once(suite, opt.profile_reference, c, seed, "the reference solution", opt.profile_reference_unwrapped);
     p.problem = !yours.figures.problem.empty() ? yours.figures.problem : reference.figures.problem;
     if (p.problem.empty()) {
       ProfileInputs in;
@@ -125,8 +126,10 @@ std::string profile_body(const ProfileSection& p) {
 }
 
 void print_profile(std::FILE* out, const ProfileSection& p) {
-  if (p.shape.dims.empty()) std::fprintf(out, "\n  why it is slow (PROFILE=1)\n");
-  else std::fprintf(out, "\n  why it is slow (PROFILE=1, size %s)\n", p.shape.text().c_str());
+  if (p.shape.dims.empty())
+    std::fprintf(out, "\n  why it is slow (PROFILE=1)\n");
+  else
+    std::fprintf(out, "\n  why it is slow (PROFILE=1, size %s)\n", p.shape.text().c_str());
   // The body, each line four spaces in (an empty line stays empty).
   const std::string body = profile_body(p);
   size_t from = 0;

@@ -38,10 +38,28 @@ void JsonWriter::before_value() {
   }
 }
 
-JsonWriter& JsonWriter::begin_object() { before_value(); out_ << "{"; first_.push_back(true); return *this; }
-JsonWriter& JsonWriter::end_object() { out_ << "}"; first_.pop_back(); return *this; }
-JsonWriter& JsonWriter::begin_array() { before_value(); out_ << "["; first_.push_back(true); return *this; }
-JsonWriter& JsonWriter::end_array() { out_ << "]"; first_.pop_back(); return *this; }
+JsonWriter& JsonWriter::begin_object() {
+  before_value();
+  out_ << "{";
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::end_object() {
+  out_ << "}";
+  first_.pop_back();
+  return *this;
+}
+JsonWriter& JsonWriter::begin_array() {
+  before_value();
+  out_ << "[";
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::end_array() {
+  out_ << "]";
+  first_.pop_back();
+  return *this;
+}
 
 JsonWriter& JsonWriter::key(const std::string& k) {
   before_value();
@@ -50,7 +68,11 @@ JsonWriter& JsonWriter::key(const std::string& k) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(const std::string& s) { before_value(); out_ << escape(s); return *this; }
+JsonWriter& JsonWriter::value(const std::string& s) {
+  before_value();
+  out_ << escape(s);
+  return *this;
+}
 
 JsonWriter& JsonWriter::value(double v) {
   before_value();
@@ -64,9 +86,25 @@ JsonWriter& JsonWriter::value(double v) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(long long v) { before_value(); out_ << v; return *this; }
-JsonWriter& JsonWriter::value(unsigned long long v) { before_value(); out_ << v; return *this; }
-JsonWriter& JsonWriter::value(bool b) { before_value(); out_ << (b ? "true" : "false"); return *this; }
-JsonWriter& JsonWriter::null() { before_value(); out_ << "null"; return *this; }
+JsonWriter& JsonWriter::value(long long v) {
+  before_value();
+  out_ << v;
+  return *this;
+}
+JsonWriter& JsonWriter::value(unsigned long long v) {
+  before_value();
+  out_ << v;
+  return *this;
+}
+JsonWriter& JsonWriter::value(bool b) {
+  before_value();
+  out_ << (b ? "true" : "false");
+  return *this;
+}
+JsonWriter& JsonWriter::null() {
+  before_value();
+  out_ << "null";
+  return *this;
+}
 
 }  // namespace cudalab

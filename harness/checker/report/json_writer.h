@@ -17,7 +17,7 @@ class JsonWriter {
   JsonWriter& key(const std::string& k);
   JsonWriter& value(const std::string& s);
   JsonWriter& value(const char* s) { return value(std::string(s)); }
-  JsonWriter& value(double v);   // non-finite numbers become null (JSON has no NaN)
+  JsonWriter& value(double v);  // non-finite numbers become null (JSON has no NaN)
   JsonWriter& value(long long v);
   JsonWriter& value(unsigned long long v);
   JsonWriter& value(int v) { return value(static_cast<long long>(v)); }
@@ -25,7 +25,10 @@ class JsonWriter {
   JsonWriter& value(bool b);
   JsonWriter& null();
   template <class T>
-  JsonWriter& field(const std::string& k, const T& v) { key(k); return value(v); }
+  JsonWriter& field(const std::string& k, const T& v) {
+    key(k);
+    return value(v);
+  }
   std::string str() const { return out_.str(); }
 
   static std::string escape(const std::string& s);
@@ -33,7 +36,7 @@ class JsonWriter {
  private:
   void before_value();
   std::ostringstream out_;
-  std::vector<bool> first_;   // per open container: no element written yet
+  std::vector<bool> first_;  // per open container: no element written yet
   bool after_key_ = false;
 };
 

@@ -61,7 +61,9 @@ void take_channel(int, char**, char** envp) {
     const bool ok = parse_value(*e + name_len + 1, fd, secret);
     std::memset(*e, 0, std::strlen(*e));
     char** d = e;
-    do { d[0] = d[1]; } while (*d++);  // shift the rest down over the removed entry
+    do {
+      d[0] = d[1];
+    } while (*d++);  // shift the rest down over the removed entry
     --e;
     struct stat st;
     // Only a pipe the grader handed us is a channel: never write the report to a file or a
@@ -77,8 +79,7 @@ void take_channel(int, char**, char** envp) {
 
 // The loader runs .preinit_array entries of the executable before every .init_array entry,
 // whatever its priority, so this runs before any static initializer of the lab file.
-__attribute__((section(".preinit_array"), used)) void (*const g_take_channel_entry)(int, char**, char**) =
-    take_channel;
+__attribute__((section(".preinit_array"), used)) void (*const g_take_channel_entry)(int, char**, char**) = take_channel;
 
 bool write_all(int fd, const char* data, size_t size) {
   while (size > 0) {

@@ -19,13 +19,13 @@ struct CheckOutcome {
 
 // PROFILE=1's section (--profile-runner), as the JSON report carries it ("profile"): advice only.
 struct ProfileRecord {
-  bool asked = false;          // --profile-runner and --profile-reference given
-  bool ran = false;            // a digest was made ("problem" says why not)
-  std::string size;            // the size profiled ("" when none)
+  bool asked = false;  // --profile-runner and --profile-reference given
+  bool ran = false;  // a digest was made ("problem" says why not)
+  std::string size;  // the size profiled ("" when none)
   std::string problem;
-  std::string limiter;         // the digest's stable id ("none": nothing stands out)
+  std::string limiter;  // the digest's stable id ("none": nothing stands out)
   std::string first_sentence;  // the digest's first sentence
-  std::string text;            // the section as the terminal shows it, without heading and indent
+  std::string text;  // the section as the terminal shows it, without heading and indent
 };
 
 struct RunRecord {
@@ -33,8 +33,8 @@ struct RunRecord {
   std::string title;
   std::string backend;
   std::string program;  // argv[0]
-  std::string source;   // the lab source file the binary was built from
-  std::string tool;     // the checking tool the runner ran under (CHECK=), "" when none
+  std::string source;  // the lab source file the binary was built from
+  std::string tool;  // the checking tool the runner ran under (CHECK=), "" when none
   uint64_t seed = 0;
   wire::DeviceInfo device;
   std::vector<CheckOutcome> checks;

@@ -33,10 +33,7 @@ static void write_device(JsonWriter& j, const wire::DeviceInfo& d) {
 
 static void write_check(JsonWriter& j, const CheckOutcome& o) {
   const CheckResult& r = o.result;
-  j.begin_object()
-      .field("id", o.check.id)
-      .field("title", o.check.title)
-      .field("size", o.check.shape.text());
+  j.begin_object().field("id", o.check.id).field("title", o.check.title).field("size", o.check.shape.text());
   // The same size as numbers, for programs: [n], [rows, cols] or [M, N, K] ("size" is for people).
   j.key("dims").begin_array();
   for (size_t d : o.check.shape.dims) j.value(d);
@@ -105,7 +102,8 @@ std::string to_json(const RunRecord& rec) {
   j.key("checks").begin_array();
   for (const auto& o : rec.checks) write_check(j, o);
   j.end_array();
-  j.key("summary").begin_object()
+  j.key("summary")
+      .begin_object()
       .field("total", rec.checks.size())
       .field("passed", rec.count(Status::Pass))
       .field("failed", rec.count(Status::Fail))

@@ -69,7 +69,10 @@ std::string TerminalReport::paint(const std::string& text, const char* colour) c
   return colour_ ? std::string(colour) + text + "\033[0m" : text;
 }
 
-void TerminalReport::line(const std::string& text) { std::fprintf(out_, "%s\n", text.c_str()); std::fflush(out_); }
+void TerminalReport::line(const std::string& text) {
+  std::fprintf(out_, "%s\n", text.c_str());
+  std::fflush(out_);
+}
 
 void TerminalReport::header(const RunRecord& rec) {
   line(paint("cudalab lab " + std::to_string(rec.lab) + ": " + rec.title, kBold));
@@ -80,8 +83,8 @@ void TerminalReport::header(const RunRecord& rec) {
     backend += ": " + d.name;
     if (rec.backend == "cuda")
       backend += " (sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
-                 std::to_string(d.multiprocessors) + " SMs, " + std::to_string(d.l2_bytes >> 20) +
-                 " MB L2), driver " + d.driver_version + ", runtime " + d.runtime_version;
+                 std::to_string(d.multiprocessors) + " SMs, " + std::to_string(d.l2_bytes >> 20) + " MB L2), driver " +
+                 d.driver_version + ", runtime " + d.runtime_version;
   }
   line(backend);
   if (!rec.tool.empty()) line("  checker  " + rec.tool + ": correctness only, not timed");
@@ -107,8 +110,8 @@ void TerminalReport::check(const CheckOutcome& o) {
   }
   if (r.status == Status::Fail || r.status == Status::Error) line(paint("      " + o.check.title, kDim));
   for (const auto& m : r.mismatches) {
-    std::string l = "      " + pad(m.where, 16) + " expected " + pad(shown(m, m.expected), 14) + " got " +
-                    pad(shown(m, m.got), 20);
+    std::string l =
+        "      " + pad(m.where, 16) + " expected " + pad(shown(m, m.expected), 14) + " got " + pad(shown(m, m.got), 20);
     if (!m.owner.empty()) l += " " + m.owner;
     line(l);
   }
@@ -140,15 +143,18 @@ void TerminalReport::timing(const TimingReport& t) {
   const TimingRow* mine = t.find("student");
   size_t width = 20;
   for (const auto& r : t.rows) width = std::max(width, r.name.size() + 4);
-  line(paint("  " + pad("", width) + lpad("time", 11) + lpad("rate", 16) + lpad("of ceiling", 12) +
-                 lpad("yours is", 15),
-             kDim));
+  line(
+      paint("  " + pad("", width) + lpad("time", 11) + lpad("rate", 16) + lpad("of ceiling", 12) + lpad("yours is", 15),
+            kDim));
   for (const auto& r : t.rows) {
-    std::string rate = r.rate <= 0 ? "" : (r.rate >= 100 ? fixed(r.rate, 0) : r.rate >= 1 ? fixed(r.rate, 2) : number3(r.rate)) + " " + r.unit;
+    std::string rate = r.rate <= 0 ? ""
+                                   : (r.rate >= 100 ? fixed(r.rate, 0)
+                                      : r.rate >= 1 ? fixed(r.rate, 2)
+                                                    : number3(r.rate)) +
+                                         " " + r.unit;
     std::string frac = r.of_ceiling > 0 ? fixed(100 * r.of_ceiling, 1) + "%" : "";
     std::string speed;
-    if (mine && &r != mine && r.ms > 0 && mine->ms > 0 && r.role != "end_to_end")
-    {
+    if (mine && &r != mine && r.ms > 0 && mine->ms > 0 && r.role != "end_to_end") {
       double ratio = r.ms / mine->ms;  // > 1: the student's code is faster than this row
       speed = ratio >= 1 ? fixed(ratio, ratio >= 10 ? 0 : 2) + "x faster"
                          : fixed(1 / ratio, 1 / ratio >= 10 ? 0 : 2) + "x slower";
@@ -160,8 +166,8 @@ void TerminalReport::timing(const TimingReport& t) {
   for (const auto& r : t.rows)
     if (!r.note.empty()) line(paint("  * " + r.name + ": " + r.note, kDim));
   if (t.ceiling_value > 0)
-    line(paint("  ceiling: " + t.ceiling_name + " = " + fixed(t.ceiling_value, t.ceiling_value >= 100 ? 0 : 1) +
-                   " " + t.ceiling_unit + ", measured in this run",
+    line(paint("  ceiling: " + t.ceiling_name + " = " + fixed(t.ceiling_value, t.ceiling_value >= 100 ? 0 : 1) + " " +
+                   t.ceiling_unit + ", measured in this run",
                kDim));
 }
 

@@ -150,7 +150,8 @@ bool BatchTimer::run_batch(int& reps, bool all, TimedBatch& out) {
     } catch (const LabCallFailure& f) {
       // The runner could not make every call's buffers: fewer calls, in a fresh runner.
       if (f.kind == LabCallFailure::Kind::OutOfMemory && reps > 1 && attempt < 6) {
-        timing_trace("batch of %d: out of GPU memory; again with %d calls, in a fresh runner", reps, std::max(1, reps / 2));
+        timing_trace("batch of %d: out of GPU memory; again with %d calls, in a fresh runner", reps,
+                     std::max(1, reps / 2));
         runner_discard();
         reps = std::max(1, reps / 2);
         continue;
@@ -163,9 +164,11 @@ bool BatchTimer::run_batch(int& reps, bool all, TimedBatch& out) {
     }
     const auto verify_start = std::chrono::steady_clock::now();
     const bool right = outputs_right(reps, calls, out);
-    timing_trace("batch of %d: prepared in %.1f ms, waited %.1f ms, ran %.2f ms (runner's events %.2f), outputs back "
-                 "%.1f ms, checked %.1f ms", reps, out.prepare_ms, out.startup_wait_ms, out.wall_ms, out.ms, out.hand_back_ms,
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - verify_start).count());
+    timing_trace(
+        "batch of %d: prepared in %.1f ms, waited %.1f ms, ran %.2f ms (runner's events %.2f), outputs back "
+        "%.1f ms, checked %.1f ms",
+        reps, out.prepare_ms, out.startup_wait_ms, out.wall_ms, out.ms, out.hand_back_ms,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - verify_start).count());
     if (!right) return false;
     next_rep_ += reps;
     return true;
@@ -236,10 +239,13 @@ StudentTiming time_lab_calls(const MakeCall& make_call, const VerifyCall& verify
   return t;
 }
 
-bool accept_student_timing(const StudentTiming& t, TimingReport& report, double floor_ms, const std::string& floor_what) {
+bool accept_student_timing(const StudentTiming& t, TimingReport& report, double floor_ms,
+                           const std::string& floor_what) {
   if (!t.ok) {
-    if (t.wrong_answer) report.wrong_answer(t.problem);
-    else report.refused(t.problem);
+    if (t.wrong_answer)
+      report.wrong_answer(t.problem);
+    else
+      report.refused(t.problem);
     return false;
   }
   if (floor_ms > 0 && t.median_ms < floor_ms) {
@@ -254,8 +260,9 @@ bool student_processes_ended(TimingReport& report) {
   if (end_student_processes()) return true;
   report.status = "error";
   report.rows.clear();
-  report.note = "timing stopped: a process of your code's outlived SIGKILL, so nothing the checker times itself "
-                "would be alone on the machine";
+  report.note =
+      "timing stopped: a process of your code's outlived SIGKILL, so nothing the checker times itself "
+      "would be alone on the machine";
   return false;
 }
 
@@ -265,7 +272,8 @@ std::string timing_method_note(const StudentTiming& t, const std::string& ceilin
                 t.median_ms, t.wall_median_ms, t.least_ms);
   return "every GPU row timed one way: " + shared_timing_method() + ". Yours: " + t.method() + " (per call: " + clock +
          "). The CPU row: a steady clock, one run when it takes over 0.1 s, else the median of 3 after a "
-         "warm-up. " + ceiling_how;
+         "warm-up. " +
+         ceiling_how;
 }
 
 }  // namespace cudalab

@@ -34,7 +34,7 @@ struct StudentTimingConfig {
   // whole batch (target_batch_ms) by itself. Then batches of R until R settles; the first at the
   // settled R is the first timed batch.
   int warmups = 3;
-  int batches = 5;                   // timed batches of R calls; the median batch counts
+  int batches = 5;  // timed batches of R calls; the median batch counts
   bool flush_l2 = true;
   TimeBound bound;
   uint64_t memory_budget_bytes = 0;  // GPU memory all of a batch's buffers may take (0: half the GPU's)
@@ -45,15 +45,15 @@ struct StudentTimingConfig {
 };
 
 struct StudentTiming {
-  bool ok = false;              // measured and believed (the floor aside: accept_student_timing)
-  std::string problem;          // why not: a wrong answer in call 7, a refused time, ...
-  bool wrong_answer = false;    // a call's output was wrong (problem says how)
-  double median_ms = 0;         // per call: the runner's events, median batch
-  double wall_median_ms = 0;    // per call: the checker's own clock less the overhead, median batch
-  double least_ms = 0;          // the least time per call the checker's clock allowed
-  int reps = 0;                 // calls per timed batch
-  int batches = 0;              // timed batches
-  std::vector<double> all_ms;   // per timed batch: the reported time per call
+  bool ok = false;  // measured and believed (the floor aside: accept_student_timing)
+  std::string problem;  // why not: a wrong answer in call 7, a refused time, ...
+  bool wrong_answer = false;  // a call's output was wrong (problem says how)
+  double median_ms = 0;  // per call: the runner's events, median batch
+  double wall_median_ms = 0;  // per call: the checker's own clock less the overhead, median batch
+  double least_ms = 0;  // the least time per call the checker's clock allowed
+  int reps = 0;  // calls per timed batch
+  int batches = 0;  // timed batches
+  std::vector<double> all_ms;  // per timed batch: the reported time per call
   // "5 batches of 155 calls": what this timing's batches were (shared_timing_method() says the rest).
   std::string method() const;
 };
@@ -86,8 +86,7 @@ bool student_processes_ended(TimingReport& report);
 std::string shared_timing_method();
 
 // The ceiling of the sum, transpose, histogram and top-k labs, timed by the checker itself.
-inline const char* const kCopyCeilingHow =
-    "The ceiling: the copy, the checker's CUDA events around each, median of 20";
+inline const char* const kCopyCeilingHow = "The ceiling: the copy, the checker's CUDA events around each, median of 20";
 
 // The report's note on method (the table's header): the one method of every GPU row, the
 // student's batches and clock, the CPU row's method, then `ceiling_how`.

@@ -39,17 +39,17 @@ struct TimeBound {
 };
 
 struct BatchTime {
-  int reps = 0;            // R: calls of the lab in the batch
+  int reps = 0;  // R: calls of the lab in the batch
   double reported_ms = 0;  // the runner's events around all R calls (its word)
-  double wall_ms = 0;      // the checker's clock, "go" to "done"
+  double wall_ms = 0;  // the checker's clock, "go" to "done"
 };
 
 struct BoundVerdict {
   bool ok = false;
-  std::string problem;          // why the time is refused ("" when ok)
-  double per_call_ms = 0;       // the student's time: the median batch's reported time per call
-  double clock_per_call_ms = 0; // the checker's clock per call, overhead taken off (median batch)
-  double least_ms = 0;          // the least time per call the clock allows
+  std::string problem;  // why the time is refused ("" when ok)
+  double per_call_ms = 0;  // the student's time: the median batch's reported time per call
+  double clock_per_call_ms = 0;  // the checker's clock per call, overhead taken off (median batch)
+  double least_ms = 0;  // the least time per call the clock allows
 };
 
 // Judges the timed batches (warm-ups left out) against the checker's clock.

@@ -6,13 +6,13 @@
 namespace cudalab {
 
 struct TimingRow {
-  std::string name;      // "your kernel", "CUB DeviceReduce::Sum", ...
-  std::string role;      // "student", "cpu", "baseline", "vendor", "ceiling", "end_to_end"
-  double ms = 0;         // median time
-  double rate = 0;       // throughput in `unit`
-  std::string unit;      // "GB/s" or "TFLOP/s"
-  double of_ceiling = 0; // rate / ceiling rate (0 when not meaningful)
-  std::string note;      // e.g. "measured on 16 sampled rows"
+  std::string name;  // "your kernel", "CUB DeviceReduce::Sum", ...
+  std::string role;  // "student", "cpu", "baseline", "vendor", "ceiling", "end_to_end"
+  double ms = 0;  // median time
+  double rate = 0;  // throughput in `unit`
+  std::string unit;  // "GB/s" or "TFLOP/s"
+  double of_ceiling = 0;  // rate / ceiling rate (0 when not meaningful)
+  std::string note;  // e.g. "measured on 16 sampled rows"
 };
 
 struct TimingReport {
@@ -20,13 +20,13 @@ struct TimingReport {
   // own result was wrong: the timed size is not among the checks' sizes) or "refused" (the
   // reported time broke a bound the checker holds it to, timed_call.h): no time counts.
   std::string status = "not_run";
-  std::string note;                // method, or why not measured
-  std::string size;                // the timed problem size
-  std::string ceiling_name;        // "device-to-device copy" or "cuBLAS SGEMM"
+  std::string note;  // method, or why not measured
+  std::string size;  // the timed problem size
+  std::string ceiling_name;  // "device-to-device copy" or "cuBLAS SGEMM"
   double ceiling_value = 0;
   std::string ceiling_unit;
   std::vector<TimingRow> rows;
-  double seconds = 0;              // wall time the timing took (the runs, the checks, the baselines)
+  double seconds = 0;  // wall time the timing took (the runs, the checks, the baselines)
 
   const TimingRow* find(const std::string& role) const {
     for (const auto& r : rows)

@@ -18,8 +18,8 @@
 // cudalab-may-call: cudaMalloc cudaFree cudaMemset cudaMemsetAsync cudaGetLastError cudaPeekAtLastError cudaDeviceSynchronize cudaGetDevice cudaDeviceGetAttribute cudaGetDeviceProperties* cudaOccupancy* cudaFuncGetAttributes cudaFuncSetAttribute cudaGetErrorString cudaGetErrorName
 namespace lab8 {
 
-constexpr int kMaxK = 256;                             // k from 1 to kMaxK (and at most n)
-constexpr size_t kMaxN = (size_t(1) << 31) - 1;        // every index fits in an int
+constexpr int kMaxK = 256;  // k from 1 to kMaxK (and at most n)
+constexpr size_t kMaxN = (size_t(1) << 31) - 1;  // every index fits in an int
 
 // Scratch the harness hands you, in floats for d_scratch_values and as many ints for
 // d_scratch_indices: two regions of ceil(n / 1024) + 1 lists of k candidates, so any level

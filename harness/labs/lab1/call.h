@@ -9,7 +9,7 @@ enum Buffer : size_t { kData, kBlockSums };
 enum Scalar : size_t { kN };
 inline constexpr wire::BufferParam kBuffers[] = {
     {"the input array", wire::ElemType::F32},  // d_data: the naive tree sums in place
-    {"d_block_sums", wire::ElemType::F32},     // one partial sum per block
+    {"d_block_sums", wire::ElemType::F32},  // one partial sum per block
 };
 inline constexpr const char* kScalars[] = {"n"};
 inline constexpr wire::LabSignature kCall{1, "lab1::block_sums", kBuffers, kScalars};

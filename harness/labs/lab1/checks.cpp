@@ -102,8 +102,10 @@ void explain_wrong_sums(CheckResult& r, size_t n, uint64_t seed, const std::vect
     return;
   }
   if (first.index < n / B) {  // a full block is wrong: no partner of it lies at or past n
-    r.notes.push_back("block " + with_commas(first.index) + " is full and its sum is wrong, so the bounds are not the "
-                      "cause. With every partner inside the array, most often " + kMissingBarrier +
+    r.notes.push_back("block " + with_commas(first.index) +
+                      " is full and its sum is wrong, so the bounds are not the "
+                      "cause. With every partner inside the array, most often " +
+                      kMissingBarrier +
                       "; if it is there, check each step: thread tid adds its partner i + s when tid % (2s) == 0");
     return;
   }
@@ -114,9 +116,8 @@ void explain_wrong_sums(CheckResult& r, size_t n, uint64_t seed, const std::vect
                       ") and right once it is full: its threads must not add partners at or past n");
     return;
   }
-  r.notes.push_back("not the partial block: the last block is wrong when it is full (n = " +
-                    with_commas(blocks * B) + ") too. With every partner inside the array, most often " +
-                    kMissingBarrier);
+  r.notes.push_back("not the partial block: the last block is wrong when it is full (n = " + with_commas(blocks * B) +
+                    ") too. With every partner inside the array, most often " + kMissingBarrier);
 }
 
 CheckResult run(const CheckCase& c, uint64_t seed) {
@@ -127,8 +128,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
 
   const BlockSums ref = block_sums_reference(input, B);
   CheckResult r = compare_outputs(
-      ref.sums, s.got, [&](size_t b) { return sum_tolerance(ref.lengths[b], ref.abs_sums[b]); },
-      block_sum_layout());
+      ref.sums, s.got, [&](size_t b) { return sum_tolerance(ref.lengths[b], ref.abs_sums[b]); }, block_sum_layout());
   if (r.status == Status::Fail) explain_wrong_sums(r, n, seed, s.got);
 
   add_guards_and_notes(r, s.call, s.res, {{s.sums}, {s.data}});

@@ -42,7 +42,8 @@ TimingReport lab_timing(const TimingRequest& req) {
           const size_t b = size_t(s.index), begin = b * lab1::kBlockSize, end = std::min(n, begin + lab1::kBlockSize);
           const SumReference ref = range_sum_reference(n, fill_of(rep), begin, end);
           if (!within(ref.sum, s.value, sum_tolerance(end - begin, ref.abs_sum)))
-            return "block sum " + with_commas(b) + " is " + std::to_string(s.value) + ", expected " + std::to_string(ref.sum);
+            return "block sum " + with_commas(b) + " is " + std::to_string(s.value) + ", expected " +
+                   std::to_string(ref.sum);
         }
         return "";
       },

@@ -59,7 +59,8 @@ void add_block_sum_hints(CheckResult& r, size_t n, size_t blocks) {
         ">= n must store 0 in their shared slot instead of reading in[i]");
   else if (!unwritten && partial && blocks > 1 && r.mismatches.size() == 1 && first.index == blocks - 1)
     r.notes.push_back("only the last block is wrong, and it is partial (" + std::to_string(n % B) +
-                      (n % B == 1 ? " element)" : " elements)") + ": its other threads must still store 0 in their shared slot and "
+                      (n % B == 1 ? " element)" : " elements)") +
+                      ": its other threads must still store 0 in their shared slot and "
                       "reach every __syncthreads()");
 }
 

@@ -66,7 +66,8 @@ std::vector<CheckCase> cases() {
 // the student's own launches (the runner's launch record), not from the notebook's numbers.
 void add_level_hints(CheckResult& r, float got, size_t n, const std::vector<wire::Launch>& launches, uint64_t total) {
   if (r.status != Status::Fail || launches.empty()) return;
-  const uint64_t first_blocks = uint64_t(launches.front().grid[0]) * launches.front().grid[1] * launches.front().grid[2];
+  const uint64_t first_blocks =
+      uint64_t(launches.front().grid[0]) * launches.front().grid[1] * launches.front().grid[2];
   const uint64_t last_blocks = uint64_t(launches.back().grid[0]) * launches.back().grid[1] * launches.back().grid[2];
   // Elements per block as the first launch shows it; the levels that block size needs.
   // The block size B with ceil(n / B) = blocks is ambiguous (n = 1,025 over 2 blocks fits any B
@@ -88,14 +89,18 @@ void add_level_hints(CheckResult& r, float got, size_t n, const std::vector<wire
     if (last_blocks > 1)
       r.notes.push_back(yours + ", and the last had " + with_commas(last_blocks) +
                         " blocks: it wrote partial sums, not the total. d_sum is written by a level of a single "
-                        "block" + (per_block > 1 ? "; with " + with_commas(per_block) + " elements per block, n = " +
-                                                       with_commas(n) + " takes " + std::to_string(levels) + " levels" : "") +
+                        "block" +
+                        (per_block > 1 ? "; with " + with_commas(per_block) + " elements per block, n = " +
+                                             with_commas(n) + " takes " + std::to_string(levels) + " levels"
+                                       : "") +
                         ". TODO 4 is the loop that launches levels until one has a single block");
     else
-      r.notes.push_back(yours + ", and the last ran as a single block, yet d_sum[0] was never written: does that "
+      r.notes.push_back(yours +
+                        ", and the last ran as a single block, yet d_sum[0] was never written: does that "
                         "level write its sum to d_sum, not to d_scratch?");
   } else if (std::isnan(got)) {
-    r.notes.push_back(yours + ". A level read a value nobody wrote: d_scratch starts out as NaN, and a level's n is "
+    r.notes.push_back(yours +
+                      ". A level read a value nobody wrote: d_scratch starts out as NaN, and a level's n is "
                       "the number of blocks of the level before it");
   }
 }
@@ -124,7 +129,8 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   add_level_hints(r, got, n, res.launches, res.launches_total);
 
   add_guards_and_notes(r, call, res,
-                       {{total}, {scratch, "d_scratch (scratch_elements(n) = " + with_commas(scratch_n) + " floats)"},
+                       {{total},
+                        {scratch, "d_scratch (scratch_elements(n) = " + with_commas(scratch_n) + " floats)"},
                         {lab3_call::kIn}});
   return r;
 }

@@ -9,7 +9,7 @@ enum Buffer : size_t { kIn, kOut };
 enum Scalar : size_t { kRows, kCols };
 inline constexpr wire::BufferParam kBuffers[] = {
     {"the input matrix", wire::ElemType::F32},  // rows x cols
-    {"d_out", wire::ElemType::F32},             // cols x rows
+    {"d_out", wire::ElemType::F32},  // cols x rows
 };
 inline constexpr const char* kScalars[] = {"rows", "cols"};
 inline constexpr wire::LabSignature kCall{4, "lab4::transpose", kBuffers, kScalars};

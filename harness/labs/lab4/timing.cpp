@@ -38,9 +38,7 @@ TimingReport lab_timing(const TimingRequest& req) {
 
   // The student's transpose, in the kernel runner: every repetition on a matrix of its own,
   // checked exactly on 4,096 elements of its output drawn after it ran (only those come back).
-  auto fill_of = [&](int rep) {
-    return wire::uniform_fill(timed_call_seed(req.seed, rep), 1, 1.0f, 2.0f);
-  };
+  auto fill_of = [&](int rep) { return wire::uniform_fill(timed_call_seed(req.seed, rep), 1, 1.0f, 2.0f); };
   size_t out_index = 0;
   const MakeCall make_call = [&](int rep) {
     LabCall call(lab4_call::kCall);
@@ -57,8 +55,9 @@ TimingReport lab_timing(const TimingRequest& req) {
   // Everything below is the checker's own, timed with no process of the student's alive.
   if (!student_processes_ended(t) || !accept_student_timing(student, t)) return t;
   t.ceiling_value = copy_bandwidth_gbs(bytes);
-  if (!accept_student_timing(student, t, 2.0 * double(bytes) / (1.5 * t.ceiling_value * 1e6),
-                             "reading and writing " + with_commas(bytes >> 20) + " MiB at 1.5 times the copy bandwidth"))
+  if (!accept_student_timing(
+          student, t, 2.0 * double(bytes) / (1.5 * t.ceiling_value * 1e6),
+          "reading and writing " + with_commas(bytes >> 20) + " MiB at 1.5 times the copy bandwidth"))
     return t;
   t.note = timing_method_note(student);
   row("your kernel", "student", student.median_ms, student.method());
@@ -77,7 +76,8 @@ TimingReport lab_timing(const TimingRequest& req) {
     row("naive: coalesced reads, strided writes (harness)", "baseline", naive.median_ms, batches_note(naive));
   if (req.graded_rows_only) return t;
   const StudentTiming geam = baselines.time(1, make_call, verify);
-  if (baseline_timed(geam, "cuBLAS", t)) row("cuBLAS cublasSgeam transpose", "vendor", geam.median_ms, batches_note(geam));
+  if (baseline_timed(geam, "cuBLAS", t))
+    row("cuBLAS cublasSgeam transpose", "vendor", geam.median_ms, batches_note(geam));
   return t;
 }
 

@@ -9,8 +9,8 @@ namespace cudalab::lab5_call {
 enum Buffer : size_t { kA, kB, kC };
 enum Scalar : size_t { kM, kN, kK };
 inline constexpr wire::BufferParam kBuffers[] = {
-    {"A", wire::ElemType::F32},    // M x K
-    {"B", wire::ElemType::F32},    // K x N
+    {"A", wire::ElemType::F32},  // M x K
+    {"B", wire::ElemType::F32},  // K x N
     {"d_C", wire::ElemType::F32},  // M x N
 };
 inline constexpr const char* kScalars[] = {"M", "N", "K"};

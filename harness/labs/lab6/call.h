@@ -9,7 +9,7 @@ enum Buffer : size_t { kIn, kHist };
 enum Scalar : size_t { kN };
 inline constexpr wire::BufferParam kBuffers[] = {
     {"the input array", wire::ElemType::U8},  // n bytes
-    {"d_hist", wire::ElemType::U32},          // lab6::kBins counts
+    {"d_hist", wire::ElemType::U32},  // lab6::kBins counts
 };
 inline constexpr const char* kScalars[] = {"n"};
 inline constexpr wire::LabSignature kCall{6, "lab6::histogram", kBuffers, kScalars};

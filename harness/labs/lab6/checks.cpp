@@ -47,7 +47,8 @@ const std::vector<Spec>& specs() {
       {"prime_uniform", "n = 1,000,003 uniform bytes (a prime: a multiple of nothing)", 1000003, Bytes::Uniform},
       {"all_bytes_equal", "n = 1,000,003 bytes, all equal: every atomic on one bin", 1000003, Bytes::Equal},
       {"hot_bins", "n = 999,983 skewed bytes: half in bin 0, nine in ten below 64", 999983, Bytes::Hot},
-      {"million_plus_three", "n = 2^20 + 3: whole 16-byte vectors, and three bytes more", (size_t(1) << 20) + 3, Bytes::Uniform},
+      {"million_plus_three", "n = 2^20 + 3: whole 16-byte vectors, and three bytes more", (size_t(1) << 20) + 3,
+       Bytes::Uniform},
       {"odd_twelve_million", "n = 12,345,679 uniform bytes", 12345679, Bytes::Uniform},
       {"large_uniform", "n = 2^28 + 5 uniform bytes (256 MiB)", (size_t(1) << 28) + 5, Bytes::Uniform},
       {"large_equal", "n = 2^27 + 1 bytes, all equal", (size_t(1) << 27) + 1, Bytes::Equal},
@@ -112,7 +113,8 @@ bool explain_partial_clear(CheckResult& r, const ByteHistogram& expected, const 
               "(0xFFFFFFFF + 1 wraps to 0)";
   if (cleared + wrong == 256)
     r.notes.push_back("only the first " + std::to_string(cleared) + " counters were cleared, " +
-                      std::to_string(cleared * 4) + " bytes: cudaMemset counts bytes, not elements. Clear all 256 "
+                      std::to_string(cleared * 4) +
+                      " bytes: cudaMemset counts bytes, not elements. Clear all 256 "
                       "with cudaMemset(d_hist, 0, 256 * sizeof(unsigned))");
   else
     r.notes.push_back("every one of the 256 counters must be set to 0 before the blocks add into it (TODO 4)");
@@ -142,7 +144,8 @@ CheckResult compare_histogram(const ByteHistogram& expected, const std::vector<u
   }
   r.status = Status::Fail;
   for (size_t b = 0; b < 256 && r.mismatches.size() < 5; ++b)
-    if (got[b] != uint32_t(expected[b])) r.mismatches.push_back(Mismatch{b, bin_text(b), double(expected[b]), double(got[b]), "", true});
+    if (got[b] != uint32_t(expected[b]))
+      r.mismatches.push_back(Mismatch{b, bin_text(b), double(expected[b]), double(got[b]), "", true});
 
   r.cause = poison == 256 ? Cause::UnwrittenOutput : Cause::WrongValues;
   if (partial_clear && explain_partial_clear(r, expected, got)) {
@@ -156,19 +159,21 @@ CheckResult compare_histogram(const ByteHistogram& expected, const std::vector<u
         "d_hist arrives holding 0xFFFFFFFF in every bin (garbage, on purpose), and 0xFFFFFFFF + 1 wraps to 0: "
         "set it to 0 before the blocks add into it (TODO 4)");
   } else if (counted > n) {
-    r.message = std::to_string(wrong) + " of 256 bins wrong: counted " + with_commas(counted) + " bytes, but there are only " +
-                with_commas(n) + ": some bytes were counted more than once";
+    r.message = std::to_string(wrong) + " of 256 bins wrong: counted " + with_commas(counted) +
+                " bytes, but there are only " + with_commas(n) + ": some bytes were counted more than once";
     r.notes.push_back(
         "every byte belongs to exactly one thread: is the grid-stride step blockDim.x * gridDim.x (the whole grid), "
         "and does each block add its shared histogram into d_hist exactly once?");
   } else if (counted < n) {
-    r.message = std::to_string(wrong) + " of 256 bins wrong: counted " + with_commas(counted) + " of the " + with_commas(n) +
-                " bytes: " + with_commas(n - counted) + (n - counted == 1 ? " was missed" : " were missed");
+    r.message = std::to_string(wrong) + " of 256 bins wrong: counted " + with_commas(counted) + " of the " +
+                with_commas(n) + " bytes: " + with_commas(n - counted) +
+                (n - counted == 1 ? " was missed" : " were missed");
     r.notes.push_back(
         "counts got lost: is there a __syncthreads() after zeroing the shared histogram (before anyone counts) and "
         "another before adding it into d_hist? Does the loop reach the last byte (i < n), in every block?");
   } else {
-    r.message = std::to_string(wrong) + " of 256 bins wrong, though the counts add up to n: bytes went to the wrong bins";
+    r.message =
+        std::to_string(wrong) + " of 256 bins wrong, though the counts add up to n: bytes went to the wrong bins";
     r.notes.push_back("the bin of byte value v is v itself: s_hist[in[i]], and bin t goes to d_hist[t]");
   }
   return r;
@@ -276,8 +281,9 @@ const LabSuite& lab_suite() {
       cases(),
       run,
       [](const Shape& s) -> std::string {
-        return s.dims[0] == 0 || s.dims[0] > 0xFFFFFFFFull ? "lab 6 counts from 1 to 2^32 - 1 bytes (its contract's limit)"
-                                                           : "";
+        return s.dims[0] == 0 || s.dims[0] > 0xFFFFFFFFull
+                   ? "lab 6 counts from 1 to 2^32 - 1 bytes (its contract's limit)"
+                   : "";
       },
       judge_unemulated,
   };

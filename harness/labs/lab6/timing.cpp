@@ -33,7 +33,8 @@ const char* kind_of(bool skewed) { return skewed ? "skewed" : "uniform"; }
 MakeCall calls_of(bool skewed, size_t n, uint64_t seed) {
   return [=](int rep) {
     LabCall call(lab6_call::kCall);
-    const uint64_t s = derive_seed(seed, ("timing " + std::string(kind_of(skewed)) + " " + std::to_string(rep)).c_str());
+    const uint64_t s =
+        derive_seed(seed, ("timing " + std::string(kind_of(skewed)) + " " + std::to_string(rep)).c_str());
     call.random_input(lab6_call::kIn, n, fill_of(skewed, s));
     call.output(lab6_call::kHist, lab6::kBins);
     call.scalar(lab6_call::kN, int64_t(n));
@@ -43,7 +44,8 @@ MakeCall calls_of(bool skewed, size_t n, uint64_t seed) {
 
 VerifyCall verify_of(bool skewed, size_t n, uint64_t seed) {
   return [=](int rep, const LabCall&, const LabCallResult& res) -> std::string {
-    const uint64_t s = derive_seed(seed, ("timing " + std::string(kind_of(skewed)) + " " + std::to_string(rep)).c_str());
+    const uint64_t s =
+        derive_seed(seed, ("timing " + std::string(kind_of(skewed)) + " " + std::to_string(rep)).c_str());
     const CheckResult r = compare_histogram(histogram_of_fill(n, fill_of(skewed, s)), res.u32s(1), n);
     return r.status == Status::Pass ? "" : "on " + std::string(kind_of(skewed)) + " bytes: " + r.message;
   };
@@ -85,10 +87,12 @@ TimingReport lab_timing(const TimingRequest& req) {
 
   if (!req.graded_rows_only) {  // the grader's speed points need the naive rows alone
     const std::vector<uint8_t> input = make_input<uint8_t>(n, fill_of(false, req.seed));
-    const Timing cpu = time_host([&] {
-      volatile uint64_t first = histogram_serial(input)[0];
-      (void)first;
-    }, 3);  // as every lab's CPU row (time_host: one run when it takes over 0.1 s)
+    const Timing cpu = time_host(
+        [&] {
+          volatile uint64_t first = histogram_serial(input)[0];
+          (void)first;
+        },
+        3);  // as every lab's CPU row (time_host: one run when it takes over 0.1 s)
     add("one CPU core (serial, uniform bytes)", "cpu", cpu.median_ms);
   }
 
@@ -114,8 +118,9 @@ TimingReport lab_timing(const TimingRequest& req) {
       add("CUB DeviceHistogram::HistogramEven, " + kind, "vendor", cub.median_ms, batches_note(cub));
   }
   if (naive_ms > 0 && student[0].median_ms > 0.8 * naive_ms)
-    report.note += ". Your histogram is no faster than the harness's global-atomics kernel: is the shared-memory "
-                   "histogram in use, with one global atomicAdd per bin per block?";
+    report.note +=
+        ". Your histogram is no faster than the harness's global-atomics kernel: is the shared-memory "
+        "histogram in use, with one global atomicAdd per bin per block?";
   return report;
 }
 

@@ -140,7 +140,8 @@ bool lab_code_has_atomic() {
   const std::string code = code_without_comments(lab_source().text);
   for (size_t at = code.find("atomic"); at != std::string::npos; at = code.find("atomic", at + 1)) {
     const char next = at + 6 < code.size() ? code[at + 6] : ' ';
-    if (std::isupper(static_cast<unsigned char>(next)) || next == '<' || code.compare(at + 6, 4, "_ref") == 0) return true;
+    if (std::isupper(static_cast<unsigned char>(next)) || next == '<' || code.compare(at + 6, 4, "_ref") == 0)
+      return true;
   }
   return false;
 }
@@ -160,12 +161,14 @@ void explain_nan_sum(CheckResult& r, size_t n, const wire::Fill& fill, double ex
   const float again = sum_starting_at(n, fill, kStart);
   const double added = double(again) - kStart;
   const std::string no_atomic =
-      lab_code_has_atomic() || lab_source().text.empty() ? ""
-                             : ", and your file has no atomicAdd: blocks that add into d_sum with += at the same time "
-                               "lose each other's additions";
+      lab_code_has_atomic() || lab_source().text.empty()
+          ? ""
+          : ", and your file has no atomicAdd: blocks that add into d_sum with += at the same time "
+            "lose each other's additions";
   if (again == kStart) {
-    r.message = "the sum was never written: d_sum still holds what it started with (the harness's NaN, and 1,000 when "
-                "the checker ran it again starting from 1,000)";
+    r.message =
+        "the sum was never written: d_sum still holds what it started with (the harness's NaN, and 1,000 when "
+        "the checker ran it again starting from 1,000)";
   } else if (within(expected, added, tol + 1e-6 * kStart) || (std::isfinite(again) && !no_atomic.empty())) {
     r.cause = Cause::WrongValues;  // written after all: onto the poison, which looked unwritten
     r.message = "d_sum was never set to 0: your code adds onto the NaN it arrives with" + no_atomic;
@@ -195,8 +198,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
 
   const float got = res.floats(total)[0];
   CheckResult r = check_atomic_sum(n, fill, got, res.launches);
-  if (r.status == Status::Fail && std::isnan(got))
-    explain_nan_sum(r, n, fill, sum_reference(n, fill).sum, r.tolerance);
+  if (r.status == Status::Fail && std::isnan(got)) explain_nan_sum(r, n, fill, sum_reference(n, fill).sum, r.tolerance);
   add_guards_and_notes(r, call, res, {{total}, {lab7_call::kIn}});
   return r;
 }

@@ -11,10 +11,10 @@ enum Buffer : size_t { kValues, kScratchValues, kScratchIndices, kTopValues, kTo
 enum Scalar : size_t { kN, kK };
 inline constexpr wire::BufferParam kBuffers[] = {
     {"d_values", wire::ElemType::F32},
-    {"d_scratch_values", wire::ElemType::F32},   // lab8::scratch_elements(n, k)
+    {"d_scratch_values", wire::ElemType::F32},  // lab8::scratch_elements(n, k)
     {"d_scratch_indices", wire::ElemType::I32},  // as many
-    {"d_top_values", wire::ElemType::F32},       // k
-    {"d_top_indices", wire::ElemType::I32},      // k
+    {"d_top_values", wire::ElemType::F32},  // k
+    {"d_top_indices", wire::ElemType::I32},  // k
 };
 inline constexpr const char* kScalars[] = {"n", "k"};
 inline constexpr wire::LabSignature kCall{8, "lab8::top_k", kBuffers, kScalars};

@@ -168,8 +168,8 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   LabCall call(lab8_call::kCall);
   std::vector<float> values;
   if (spec.values == Values::Uniform || spec.values == Values::Negative) {
-    const wire::Fill fill = spec.values == Values::Uniform ? lab8_fill(seed, -1000.0f, 1000.0f)
-                                                           : lab8_fill(seed, -1000.0f, -1.0f);
+    const wire::Fill fill =
+        spec.values == Values::Uniform ? lab8_fill(seed, -1000.0f, 1000.0f) : lab8_fill(seed, -1000.0f, -1.0f);
     call.random_input(lab8_call::kValues, n, fill);
     values = make_input<float>(n, fill);
   } else {

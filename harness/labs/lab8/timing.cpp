@@ -27,7 +27,8 @@ TimingReport lab_timing(const TimingRequest& req) {
   const size_t bytes = n * sizeof(float);
   TimingReport report;
   report.status = "measured";
-  report.size = "k = " + std::to_string(k) + " of n = " + with_commas(n) + " floats (" + with_commas(bytes >> 20) + " MiB)";
+  report.size =
+      "k = " + std::to_string(k) + " of n = " + with_commas(n) + " floats (" + with_commas(bytes >> 20) + " MiB)";
   report.ceiling_name = "device-to-device copy (bytes read + written)";
   report.ceiling_unit = "GB/s";
   auto add = [&](const std::string& name, const std::string& role, double ms, const std::string& note) {
@@ -36,9 +37,7 @@ TimingReport lab_timing(const TimingRequest& req) {
     report.rows.push_back({name, role, ms, gbs, "GB/s", on_gpu ? gbs / report.ceiling_value : 0, note});
   };
 
-  auto fill_of = [&](int rep) {
-    return lab8_fill(timed_call_seed(req.seed, rep), -1000.0f, 1000.0f);
-  };
+  auto fill_of = [&](int rep) { return lab8_fill(timed_call_seed(req.seed, rep), -1000.0f, 1000.0f); };
   const size_t scratch_n = lab8::scratch_elements(n, k);
   const MakeCall make_call = [&](int rep) {
     LabCall call(lab8_call::kCall);
@@ -71,10 +70,12 @@ TimingReport lab_timing(const TimingRequest& req) {
 
   if (!req.graded_rows_only) {  // the grader's speed points need the naive row alone
     const std::vector<float> input = make_input<float>(n, lab8_fill(req.seed, -1000.0f, 1000.0f));
-    const Timing cpu = time_host([&] {
-      volatile int first = top_k_serial(input, size_t(k))[0].index;
-      (void)first;
-    }, 3);  // as every lab's CPU row (time_host: one run when it takes over 0.1 s)
+    const Timing cpu = time_host(
+        [&] {
+          volatile int first = top_k_serial(input, size_t(k))[0].index;
+          (void)first;
+        },
+        3);  // as every lab's CPU row (time_host: one run when it takes over 0.1 s)
     add("one CPU core (one pass, a heap of k)", "cpu", cpu.median_ms, "");
   }
   if (req.student_row_only) return report;  // the grader's anchor runs time the harness's rows

@@ -41,8 +41,8 @@ std::vector<CheckCase> cases() {
       {"one_block_tile", "128 x 256 x 128: exactly one block tile, whole slices of k", mnk(BM, BN, BM)},
       {"block_tile_plus_one", "129 x 257 x 129: one past a block tile in every dimension, K odd",
        mnk(BM + 1, BN + 1, BM + 1)},
-      {"k_not_multiple_of_4", "M 256, N 256, K 130: rows of A are not 16-byte aligned (float4 loads of A cannot be used)",
-       mnk(256, 256, 130)},
+      {"k_not_multiple_of_4",
+       "M 256, N 256, K 130: rows of A are not 16-byte aligned (float4 loads of A cannot be used)", mnk(256, 256, 130)},
       {"n_not_multiple_of_4", "M 256, N 254, K 256: rows of B and C are not 16-byte aligned (no float4 for B or C)",
        mnk(256, 254, 256)},
       {"row_times_matrix", "M = 1: one row of A times B (1 x N output)", mnk(1, 2051, 77)},
@@ -63,7 +63,8 @@ std::vector<CheckCase> cases() {
 std::string misaligned_hint(const Shape& s) {
   const size_t N = s.dims[1], K = s.dims[2];
   std::string why;
-  if (K % 4) why = "K = " + std::to_string(K) + " is no multiple of 4, so row r of A, at A + r K, is not 16-byte aligned";
+  if (K % 4)
+    why = "K = " + std::to_string(K) + " is no multiple of 4, so row r of A, at A + r K, is not 16-byte aligned";
   if (N % 4)
     why += (why.empty() ? "" : "; and ") + ("N = " + std::to_string(N)) +
            " is no multiple of 4, so the rows of B and C are not 16-byte aligned";

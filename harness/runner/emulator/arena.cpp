@@ -51,7 +51,7 @@ constexpr uintptr_t k4GiB = uintptr_t(1) << 32;
 std::mutex g_mutex;
 char* g_base = nullptr;  // 4 GiB aligned
 char* g_next = nullptr;
-size_t g_size = 0;       // kArenaBytes, or less where the address space is limited (RLIMIT_AS)
+size_t g_size = 0;  // kArenaBytes, or less where the address space is limited (RLIMIT_AS)
 std::vector<std::pair<uintptr_t, uintptr_t>> g_pages;  // guard_page()'s
 
 long raw(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0) {
@@ -65,7 +65,8 @@ long raw(long nr, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, lo
 bool reserved() {
   if (g_base) return true;
   for (size_t size = kArenaBytes; size >= (size_t(64) << 30); size /= 8) {
-    const long r = raw(SYS_mmap, 0, long(size + 2 * k4GiB), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const long r =
+        raw(SYS_mmap, 0, long(size + 2 * k4GiB), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r < 0 && r > -4096) continue;
     g_base = reinterpret_cast<char*>((uintptr_t(r) + 2 * k4GiB - 1) & ~(k4GiB - 1));
     g_next = g_base;
@@ -100,7 +101,8 @@ Guard guard() {
   std::lock_guard<std::mutex> lock(g_mutex);
   Guard g;
   g.site = reinterpret_cast<uintptr_t>(cudalab_cpu_arena_site);
-  if (reserved()) g.ranges.emplace_back(reinterpret_cast<uintptr_t>(g_base), reinterpret_cast<uintptr_t>(g_base) + g_size);
+  if (reserved())
+    g.ranges.emplace_back(reinterpret_cast<uintptr_t>(g_base), reinterpret_cast<uintptr_t>(g_base) + g_size);
   g.ranges.insert(g.ranges.end(), g_pages.begin(), g_pages.end());
   return g;
 }

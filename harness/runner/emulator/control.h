@@ -71,7 +71,7 @@ bool is_device_memory(const void* p, size_t bytes);
 // it from (arena.h): the kernel runner's system-call filter holds them. Reserves device memory's
 // address range if no allocation has yet.
 struct GuardedMemory {
-  uintptr_t site = 0;                                    // the instruction after the emulator's `syscall`
+  uintptr_t site = 0;  // the instruction after the emulator's `syscall`
   std::vector<std::pair<uintptr_t, uintptr_t>> ranges;  // [lo, hi)
 };
 GuardedMemory guarded_memory();

@@ -111,11 +111,11 @@ struct Fiber {
   void* sp = nullptr;  // own switch: the saved stack pointer
   char* region = nullptr;  // mmap'ed: one guard page, then the stack
   size_t region_size = 0;
-  size_t color = 0;    // bytes left unused at the stack's top (start_fiber says why)
+  size_t color = 0;  // bytes left unused at the stack's top (start_fiber says why)
   Worker* worker = nullptr;
-  int tid = -1;        // the CUDA thread it runs, -1 while idle
-  bool idle = true;    // parked at the top of the runner loop
-  void* fake_stack = nullptr;      // AddressSanitizer's fake stack while switched out
+  int tid = -1;  // the CUDA thread it runs, -1 while idle
+  bool idle = true;  // parked at the top of the runner loop
+  void* fake_stack = nullptr;  // AddressSanitizer's fake stack while switched out
 };
 
 struct Slot {
@@ -178,7 +178,7 @@ size_t stack_bytes() {
 #if defined(CUDALAB_CPU_ASAN)
         1024;  // sanitizers put larger frames on the stack
 #else
-        256;   // 1024 threads x 256 KB stays under 300 MB of address space per worker
+        256;  // 1024 threads x 256 KB stays under 300 MB of address space per worker
 #endif
     if (const char* e = std::getenv("CUDALAB_CPU_STACK_KB")) kb = std::max<long>(64, std::atol(e));
     return kb * 1024;
@@ -238,8 +238,8 @@ struct Worker {
   uint64_t block_linear = 0;
   unsigned n = 0;
   std::vector<Slot> slots;
-  std::vector<uint3> index;     // tid -> threadIdx
-  std::vector<int> order;       // the order threads start in
+  std::vector<uint3> index;  // tid -> threadIdx
+  std::vector<int> order;  // the order threads start in
   std::vector<uint32_t> warp_arrived, warp_exited, warp_present;
   unsigned next_unstarted = 0, live = 0, exited = 0;
   std::vector<Fiber*> ready;
@@ -247,7 +247,10 @@ struct Worker {
   std::vector<int> turns;  // threads at a volatile access, waiting for the rest of the round
   // Warp lockstep: who last wrote each volatile location in this block, and when (a warp's
   // epoch moves at every barrier and every warp operation of that warp).
-  struct VolatileWrite { int tid; uint64_t epoch; };
+  struct VolatileWrite {
+    int tid;
+    uint64_t epoch;
+  };
   std::unordered_map<const volatile void*, VolatileWrite> volatile_writes;
   std::vector<uint32_t> warp_syncs;
   std::vector<int> scratch;  // reused, so that barriers allocate nothing
@@ -296,12 +299,17 @@ void fiber_begin(Fiber* f) {
 }
 
 #if defined(CUDALAB_CPU_OWN_SWITCH)
-[[noreturn]] void fiber_main() { fiber_begin(t_worker->current); __builtin_unreachable(); }
+[[noreturn]] void fiber_main() {
+  fiber_begin(t_worker->current);
+  __builtin_unreachable();
+}
 #else
 // Whoever switched here passed itself (nullptr: the scheduler); remember where it stopped.
 void note_switched_from(Worker& w, ctx::transfer_t t) {
-  if (t.data) static_cast<Fiber*>(t.data)->context = t.fctx;
-  else w.scheduler = t.fctx;
+  if (t.data)
+    static_cast<Fiber*>(t.data)->context = t.fctx;
+  else
+    w.scheduler = t.fctx;
 }
 void fiber_entry(ctx::transfer_t t) {
   note_switched_from(*t_worker, t);
@@ -316,12 +324,13 @@ void start_fiber(Fiber* f) {
   // (1024-thread tree sum: 4.5 s of CPU before, against HIP-CPU's 1.6 s; tests/cpu/bench_hipcpu.cu).
   auto top = reinterpret_cast<uintptr_t>(f->region + f->region_size - f->color) & ~uintptr_t(15);
   auto* words = reinterpret_cast<void**>(top);
-  words[-1] = nullptr;                                   // fiber_main's "return address": ends backtraces
-  words[-2] = reinterpret_cast<void*>(&fiber_main);      // where the first switch's ret lands
-  for (int i = 3; i <= 8; ++i) words[-i] = nullptr;      // the six callee-saved registers
+  words[-1] = nullptr;  // fiber_main's "return address": ends backtraces
+  words[-2] = reinterpret_cast<void*>(&fiber_main);  // where the first switch's ret lands
+  for (int i = 3; i <= 8; ++i) words[-i] = nullptr;  // the six callee-saved registers
   f->sp = &words[-8];
 #else
-  f->context = ctx::make_fcontext(f->region + f->region_size - f->color, f->region_size - kPage - f->color, fiber_entry);
+  f->context =
+      ctx::make_fcontext(f->region + f->region_size - f->color, f->region_size - kPage - f->color, fiber_entry);
 #endif
   f->tid = -1;
   f->idle = true;
@@ -333,8 +342,8 @@ Fiber* new_fiber(Worker& w) {
   f->worker = &w;
   f->region_size = stack_bytes() + kPage;
   // Reserved, not committed: only the pages a thread touches cost memory.
-  void* p = mmap(nullptr, f->region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-                 -1, 0);
+  void* p = mmap(nullptr, f->region_size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (p == MAP_FAILED) {
     std::fprintf(stderr, "cudalab: out of address space for CUDA thread stacks (%zu fibers)\n", w.fibers.size());
     std::abort();
@@ -350,14 +359,18 @@ Fiber* new_fiber(Worker& w) {
 // CHECK=race: tells the detector which CUDA thread now runs on this worker (none: emulator code).
 #if defined(CUDALAB_CPU_RACE)
 void race_runs(Fiber* f) {
-  if (f && f->tid >= 0) race::run_thread(unsigned(f->tid), f->region + kPage, f->region_size - kPage);
-  else race::t_current = nullptr;
+  if (f && f->tid >= 0)
+    race::run_thread(unsigned(f->tid), f->region + kPage, f->region_size - kPage);
+  else
+    race::t_current = nullptr;
 }
 #elif defined(CUDALAB_CPU_PROFILE)
 // PROFILE=1: the profile build's counters need the same to tell a thread's accesses apart.
 void race_runs(Fiber* f) {
-  if (f && f->tid >= 0) profile::run_thread(f->tid, f->region + kPage, f->region_size - kPage);
-  else profile::run_thread(-1, nullptr, 0);
+  if (f && f->tid >= 0)
+    profile::run_thread(f->tid, f->region + kPage, f->region_size - kPage);
+  else
+    profile::run_thread(-1, nullptr, 0);
 }
 #else
 void race_runs(Fiber*) {}
@@ -372,8 +385,10 @@ void switch_to(Worker& w, Fiber* from, Fiber* to) {
   race_runs(to);
 #if defined(CUDALAB_CPU_ASAN)
   void** fake = from ? &from->fake_stack : &w.main_fake_stack;
-  if (to) __sanitizer_start_switch_fiber(fake, to->region + kPage, to->region_size - kPage);
-  else __sanitizer_start_switch_fiber(fake, w.main_stack_bottom, w.main_stack_size);
+  if (to)
+    __sanitizer_start_switch_fiber(fake, to->region + kPage, to->region_size - kPage);
+  else
+    __sanitizer_start_switch_fiber(fake, w.main_stack_bottom, w.main_stack_size);
 #endif
 #if defined(CUDALAB_CPU_OWN_SWITCH)
   cudalab_cpu_switch(from ? &from->sp : &w.scheduler_sp, to ? to->sp : w.scheduler_sp);
@@ -397,7 +412,6 @@ void yield_fiber(Worker& w, Fiber* self) {
   }
   switch_to(w, self, next);
 }
-
 
 [[noreturn]] void runner_loop(Fiber* f) {
   Worker& w = *f->worker;
@@ -511,10 +525,13 @@ void note_partial_barrier(Worker& w, const char* file, int line) {
   unsigned past_end = 0;
   for (unsigned t = 0; t < w.n; ++t)
     if (w.slots[t].state == kExited) {
-      if (w.slots[t].returned_line) ++returns[w.slots[t].returned_line];
-      else ++past_end;
+      if (w.slots[t].returned_line)
+        ++returns[w.slots[t].returned_line];
+      else
+        ++past_end;
     }
-  std::string who = " of " + std::to_string(w.n) + " threads of " + block_text(blockIdx, L.grid) + " of " + kernel_text(L);
+  std::string who =
+      " of " + std::to_string(w.n) + " threads of " + block_text(blockIdx, L.grid) + " of " + kernel_text(L);
   std::string text;
   if (past_end > 0) {
     text = "cudalab: note: barrier divergence at " + where(file, line) + ": " + std::to_string(past_end) + who +
@@ -547,7 +564,8 @@ bool release_barrier(Worker& w) {
     if (s.state != kAtBarrier) continue;
     if (!file) file = s.file, line = s.line;
     // Same call site: the same line and (almost always) the very same string literal.
-    else if (s.line != line || (s.file != file && std::strcmp(s.file, file) != 0)) same = false;
+    else if (s.line != line || (s.file != file && std::strcmp(s.file, file) != 0))
+      same = false;
     waiting.push_back(int(t));
   }
   if (!same) {
@@ -557,10 +575,12 @@ bool release_barrier(Worker& w) {
                        ": its threads wait at different __syncthreads() calls:";
     for (auto& [site, tids] : sites)
       text += "\n    " + std::to_string(tids.size()) + " thread" + (tids.size() == 1 ? "" : "s") + " (" +
-              (L.block.y == 1 && L.block.z == 1 ? "threadIdx.x " + ranges(tids) : "e.g. thread " + thread_text(L.block, tids[0])) +
+              (L.block.y == 1 && L.block.z == 1 ? "threadIdx.x " + ranges(tids)
+                                                : "e.g. thread " + thread_text(L.block, tids[0])) +
               ") at " + where(site.first.c_str(), site.second);
-    text += "\n  Every thread of a block must reach the same __syncthreads(); on a GPU this hangs or "
-            "silently corrupts shared memory. Move the barrier out of the if/else or loop that splits the threads.";
+    text +=
+        "\n  Every thread of a block must reach the same __syncthreads(); on a GPU this hangs or "
+        "silently corrupts shared memory. Move the barrier out of the if/else or loop that splits the threads.";
     fail_launch(L, cudaErrorLaunchFailure, text);
     return false;
   }
@@ -598,9 +618,12 @@ void diagnose_stall(Worker& w) {
     for (int lane = 0; lane < 32; ++lane) {
       if (!(need >> lane & 1)) continue;
       const Slot& o = w.slots[warp * 32 + lane];
-      if (arrived >> lane & 1) waiting.push_back(lane);
-      else if (o.state == kExited) returned.push_back(lane);
-      else other_sites[{o.file ? o.file : "?", o.line}].push_back(lane);
+      if (arrived >> lane & 1)
+        waiting.push_back(lane);
+      else if (o.state == kExited)
+        returned.push_back(lane);
+      else
+        other_sites[{o.file ? o.file : "?", o.line}].push_back(lane);
     }
     found = true;
     char mask[16];
@@ -611,12 +634,14 @@ void diagnose_stall(Worker& w) {
       text += "\n    but lane" + std::string(returned.size() == 1 ? " " : "s ") + ranges(returned) +
               (returned.size() == 1 ? " has" : " have") + " already returned";
     for (auto& [site, lanes] : other_sites)
-      text += "\n    but lane" + std::string(lanes.size() == 1 ? " " : "s ") + ranges(lanes) + " wait at " +
-              (w.slots[warp * 32 + lanes[0]].state == kAtBarrier ? "__syncthreads() at " : "another warp operation at ") +
-              where(site.first.c_str(), site.second);
-    text += "\n  Every lane named in the mask must call the same warp operation; on a GPU this hangs or returns "
-            "garbage. Keep the warp operation outside the `if` (let idle lanes pass 0), or pass a mask of the "
-            "lanes that really take part.";
+      text +=
+          "\n    but lane" + std::string(lanes.size() == 1 ? " " : "s ") + ranges(lanes) + " wait at " +
+          (w.slots[warp * 32 + lanes[0]].state == kAtBarrier ? "__syncthreads() at " : "another warp operation at ") +
+          where(site.first.c_str(), site.second);
+    text +=
+        "\n  Every lane named in the mask must call the same warp operation; on a GPU this hangs or returns "
+        "garbage. Keep the warp operation outside the `if` (let idle lanes pass 0), or pass a mask of the "
+        "lanes that really take part.";
   }
   if (!found) text += " its threads wait for each other (internal: no runnable thread and no waiting warp)";
   fail_launch(L, cudaErrorLaunchFailure, text);
@@ -685,7 +710,8 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
   if (w.launch_serial != L.serial) prepare_launch(w, L);
   ++w.block_serial;
   w.block_linear = b;
-  blockIdx = uint3{unsigned(b % L.grid.x), unsigned((b / L.grid.x) % L.grid.y), unsigned(b / (uint64_t(L.grid.x) * L.grid.y))};
+  blockIdx =
+      uint3{unsigned(b % L.grid.x), unsigned((b / L.grid.x) % L.grid.y), unsigned(b / (uint64_t(L.grid.x) * L.grid.y))};
   for (auto& s : w.slots) s.state = kUnstarted, s.file = nullptr, s.line = 0, s.returned_line = 0;
   w.turns.clear();
   w.volatile_writes.clear();
@@ -974,12 +1000,15 @@ void ensure_altstack() {}
 bool parse_schedule(const char* spec, Schedule& mode, uint64_t& seed) {
   std::string s = spec ? spec : "";
   seed = 0;
-  if (s == "in-order" || s == "inorder" || s == "default" || s.empty()) mode = Schedule::InOrder;
-  else if (s == "reverse") mode = Schedule::Reverse;
+  if (s == "in-order" || s == "inorder" || s == "default" || s.empty())
+    mode = Schedule::InOrder;
+  else if (s == "reverse")
+    mode = Schedule::Reverse;
   else if (s.rfind("random", 0) == 0) {
     mode = Schedule::Random;
     seed = s.size() > 7 && s[6] == ':' ? std::strtoull(s.c_str() + 7, nullptr, 10) : 1;
-  } else return false;
+  } else
+    return false;
   return true;
 }
 
@@ -987,7 +1016,9 @@ struct Init {
   Init() {
     if (const char* s = std::getenv("CUDALAB_SCHEDULE"); s && *s) {
       if (!control::set_schedule(s))
-        std::fprintf(stderr, "cudalab: CUDALAB_SCHEDULE=%s is not a schedule (in-order, reverse, random:SEED); using in-order\n", s);
+        std::fprintf(
+            stderr, "cudalab: CUDALAB_SCHEDULE=%s is not a schedule (in-order, reverse, random:SEED); using in-order\n",
+            s);
     }
     protect_schedule(false);
     arena::guard_page(&g_schedule_state, sizeof g_schedule_state);
@@ -1027,7 +1058,8 @@ bool schedule_sealed() { return g_schedule_state.sealed; }
 bool schedule_is(const char* spec) {
   Schedule mode;
   uint64_t seed;
-  return parse_schedule(spec, mode, seed) && mode == g_schedule && (mode != Schedule::Random || seed == g_schedule_seed);
+  return parse_schedule(spec, mode, seed) && mode == g_schedule &&
+         (mode != Schedule::Random || seed == g_schedule_seed);
 }
 
 const char* schedule_name() {
@@ -1218,7 +1250,10 @@ static uint64_t warp_result(Worker& w, int warp, int lane, uint32_t group) {
     case kShflIdx: src = seg + ((s.arg % width) + width) % width; break;
     case kShflUp: src = (lane - seg) >= s.arg ? lane - s.arg : lane; break;
     case kShflDown: src = (lane - seg) + s.arg < width ? lane + s.arg : lane; break;
-    case kShflXor: src = lane ^ s.arg; if (src < 0 || src >= seg + width || src > 31) src = lane; break;
+    case kShflXor:
+      src = lane ^ s.arg;
+      if (src < 0 || src >= seg + width || src > 31) src = lane;
+      break;
     case kBallot: {
       uint64_t r = 0;
       for (int l = 0; l < 32; ++l)
@@ -1226,13 +1261,16 @@ static uint64_t warp_result(Worker& w, int warp, int lane, uint32_t group) {
       return r;
     }
     case kSyncwarp: return 0;
-    case kMatchAny: case kMatchAll: {
+    case kMatchAny:
+    case kMatchAll: {
       uint64_t r = 0;
       bool all = true;
       for (int l = 0; l < 32; ++l)
         if (need >> l & 1) {
-          if (base[l].value == s.value) r |= 1ull << l;
-          else all = false;
+          if (base[l].value == s.value)
+            r |= 1ull << l;
+          else
+            all = false;
         }
       return s.op == kMatchAny ? r : (all ? need : 0);
     }
@@ -1244,9 +1282,16 @@ static uint64_t warp_result(Worker& w, int warp, int lane, uint32_t group) {
         if (!(need >> l & 1)) continue;
         uint32_t u = uint32_t(base[l].value);
         int64_t v = is_signed ? int64_t(int32_t(u)) : int64_t(u);
-        if (first) { acc = v; first = false; continue; }
+        if (first) {
+          acc = v;
+          first = false;
+          continue;
+        }
         switch (s.op) {
-          case kReduceAdd: acc = int64_t(uint32_t(acc + v)); if (is_signed) acc = int32_t(uint32_t(acc)); break;
+          case kReduceAdd:
+            acc = int64_t(uint32_t(acc + v));
+            if (is_signed) acc = int32_t(uint32_t(acc));
+            break;
           case kReduceMin: acc = std::min(acc, v); break;
           case kReduceMax: acc = std::max(acc, v); break;
           case kReduceAnd: acc &= v; break;
@@ -1288,7 +1333,10 @@ uint64_t warp_collective(int op, unsigned mask, uint64_t value, int arg, int wid
   while (complete && pending) {
     int l = std::countr_zero(pending);
     pending &= pending - 1;
-    if (!(arrived >> l & 1)) { complete = false; break; }
+    if (!(arrived >> l & 1)) {
+      complete = false;
+      break;
+    }
     if (group >> l & 1) continue;
     group |= 1u << l;
     pending |= (w->slots[warp * 32 + l].mask | (1u << l)) & w->warp_present[warp] & ~group;
@@ -1342,7 +1390,8 @@ void warp_turn(const volatile void* addr, bool write, const char* file, int line
     return;
   }
   auto it = w->volatile_writes.find(addr);
-  if (it == w->volatile_writes.end() || it->second.tid == tid || it->second.tid >> 5 != warp || it->second.epoch != epoch)
+  if (it == w->volatile_writes.end() || it->second.tid == tid || it->second.tid >> 5 != warp ||
+      it->second.epoch != epoch)
     return;
   Launch& L = *w->launch;
   L.lockstep_noted = true;

@@ -22,8 +22,8 @@ namespace {
 
 std::mutex g_mutex;
 std::map<std::string, size_t> g_limits;  // kernel text (and its bare name) -> raised limit
-std::set<std::string> g_launched;        // kernels launched so far, by text
-size_t g_unmatched = 0;                  // the largest limit set through a name no launch used
+std::set<std::string> g_launched;  // kernels launched so far, by text
+size_t g_unmatched = 0;  // the largest limit set through a name no launch used
 
 // "(const void*)&ns::tile_kernel<64>" -> "ns::tile_kernel<64>": the first argument of the call,
 // without casts, an address-of or spaces.

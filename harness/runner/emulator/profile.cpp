@@ -36,7 +36,7 @@ bool is_shared(Kind k) { return k >= kSharedLoad; }
 struct Sums {
   double requests = 0, lanes = 0, lanes_possible = 0;  // active lanes against the warps' lanes
   double units = 0, ideal_units = 0;  // global: 32-byte sectors; shared: wavefronts; and the fewest possible
-  double bytes = 0;                   // bytes the lanes asked for
+  double bytes = 0;  // bytes the lanes asked for
   void add(const Sums& o, double scale) {
     requests += o.requests * scale, lanes += o.lanes * scale, lanes_possible += o.lanes_possible * scale;
     units += o.units * scale, ideal_units += o.ideal_units * scale, bytes += o.bytes * scale;
@@ -44,7 +44,10 @@ struct Sums {
 };
 using LineKey = std::pair<uintptr_t, Kind>;  // (instruction, kind)
 
-struct Lane { uintptr_t addr; uint32_t size; };
+struct Lane {
+  uintptr_t addr;
+  uint32_t size;
+};
 struct Request {
   uintptr_t pc;
   Kind kind;
@@ -58,7 +61,9 @@ struct RequestKey {
   bool operator==(const RequestKey& o) const { return pc == o.pc && warp_occurrence == o.warp_occurrence; }
 };
 struct RequestHash {
-  size_t operator()(const RequestKey& k) const { return std::hash<uint64_t>()(k.pc * 0x9E3779B97F4A7C15ull ^ k.warp_occurrence); }
+  size_t operator()(const RequestKey& k) const {
+    return std::hash<uint64_t>()(k.pc * 0x9E3779B97F4A7C15ull ^ k.warp_occurrence);
+  }
 };
 
 // A thread's latest access: where its lane entry is, and where it ended.
@@ -80,12 +85,12 @@ struct Block {
   std::unordered_map<RequestKey, size_t, RequestHash> index;
   std::vector<Request> pending;
   size_t pending_lanes = 0;
-  std::map<LineKey, Sums> sums;                     // this launch's, from the blocks this worker ran
+  std::map<LineKey, Sums> sums;  // this launch's, from the blocks this worker ran
   std::unordered_map<uintptr_t, uint64_t> atomics;  // global address -> atomic lane operations
   uint64_t barriers = 0;
   uintptr_t static_lo = UINTPTR_MAX, static_hi = 0;  // the static __shared__ bytes touched
-  uint64_t flushes = 1;     // pending requests reduced so far (a Last from before is stale)
-  std::vector<Last> last;   // per thread: its latest access, which the next may continue
+  uint64_t flushes = 1;  // pending requests reduced so far (a Last from before is stale)
+  std::vector<Last> last;  // per thread: its latest access, which the next may continue
 };
 thread_local Block t_block_storage;
 __thread Block* t_blk = nullptr;
@@ -393,12 +398,12 @@ void __tsan_write_range(void* p, size_t n) { access(p, n, true, false, CUDALAB_P
 void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }  // the compiler left it to us
 void __tsan_atomic_signal_fence(int) {}
 
-#define CUDALAB_PLAIN(N)                                                                          \
-  void __tsan_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }                        \
-  void __tsan_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); }                        \
-  void __tsan_unaligned_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }              \
-  void __tsan_unaligned_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); }              \
-  void __tsan_volatile_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }               \
+#define CUDALAB_PLAIN(N)                                                             \
+  void __tsan_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }           \
+  void __tsan_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); }           \
+  void __tsan_unaligned_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); } \
+  void __tsan_unaligned_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); } \
+  void __tsan_volatile_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }  \
   void __tsan_volatile_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); }
 CUDALAB_PLAIN(1)
 CUDALAB_PLAIN(2)
@@ -407,38 +412,38 @@ CUDALAB_PLAIN(8)
 CUDALAB_PLAIN(16)
 
 // The atomics themselves run here (the compiler replaced them with these calls).
-#define CUDALAB_RMW(N, T, name, builtin)                                                          \
-  T __tsan_atomic##N##_##name(volatile T* p, T v, int) {                                          \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    return builtin(p, v, __ATOMIC_SEQ_CST);                                                       \
+#define CUDALAB_RMW(N, T, name, builtin)                 \
+  T __tsan_atomic##N##_##name(volatile T* p, T v, int) { \
+    access(p, N / 8, true, true, CUDALAB_PC);            \
+    return builtin(p, v, __ATOMIC_SEQ_CST);              \
   }
-#define CUDALAB_ATOMICS(N, T)                                                                     \
+#define CUDALAB_ATOMICS(N, T)                                                                                   \
   T __tsan_atomic##N##_load(const volatile T* p, int) { /* an atomicAdd's own first read: not another atomic */ \
-    return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                  \
-  }                                                                                               \
-  void __tsan_atomic##N##_store(volatile T* p, T v, int) {                                        \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);                                                     \
-  }                                                                                               \
-  CUDALAB_RMW(N, T, exchange, __atomic_exchange_n)                                                \
-  CUDALAB_RMW(N, T, fetch_add, __atomic_fetch_add)                                                \
-  CUDALAB_RMW(N, T, fetch_sub, __atomic_fetch_sub)                                                \
-  CUDALAB_RMW(N, T, fetch_and, __atomic_fetch_and)                                                \
-  CUDALAB_RMW(N, T, fetch_or, __atomic_fetch_or)                                                  \
-  CUDALAB_RMW(N, T, fetch_xor, __atomic_fetch_xor)                                                \
-  CUDALAB_RMW(N, T, fetch_nand, __atomic_fetch_nand)                                              \
-  int __tsan_atomic##N##_compare_exchange_strong(volatile T* p, T* expected, T v, int, int) {     \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    return __atomic_compare_exchange_n(p, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-  }                                                                                               \
-  int __tsan_atomic##N##_compare_exchange_weak(volatile T* p, T* expected, T v, int, int) {       \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    return __atomic_compare_exchange_n(p, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-  }                                                                                               \
-  T __tsan_atomic##N##_compare_exchange_val(volatile T* p, T expected, T v, int, int) {           \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
-    return expected;                                                                              \
+    return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                                \
+  }                                                                                                             \
+  void __tsan_atomic##N##_store(volatile T* p, T v, int) {                                                      \
+    access(p, N / 8, true, true, CUDALAB_PC);                                                                   \
+    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);                                                                   \
+  }                                                                                                             \
+  CUDALAB_RMW(N, T, exchange, __atomic_exchange_n)                                                              \
+  CUDALAB_RMW(N, T, fetch_add, __atomic_fetch_add)                                                              \
+  CUDALAB_RMW(N, T, fetch_sub, __atomic_fetch_sub)                                                              \
+  CUDALAB_RMW(N, T, fetch_and, __atomic_fetch_and)                                                              \
+  CUDALAB_RMW(N, T, fetch_or, __atomic_fetch_or)                                                                \
+  CUDALAB_RMW(N, T, fetch_xor, __atomic_fetch_xor)                                                              \
+  CUDALAB_RMW(N, T, fetch_nand, __atomic_fetch_nand)                                                            \
+  int __tsan_atomic##N##_compare_exchange_strong(volatile T* p, T* expected, T v, int, int) {                   \
+    access(p, N / 8, true, true, CUDALAB_PC);                                                                   \
+    return __atomic_compare_exchange_n(p, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);              \
+  }                                                                                                             \
+  int __tsan_atomic##N##_compare_exchange_weak(volatile T* p, T* expected, T v, int, int) {                     \
+    access(p, N / 8, true, true, CUDALAB_PC);                                                                   \
+    return __atomic_compare_exchange_n(p, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);              \
+  }                                                                                                             \
+  T __tsan_atomic##N##_compare_exchange_val(volatile T* p, T expected, T v, int, int) {                         \
+    access(p, N / 8, true, true, CUDALAB_PC);                                                                   \
+    __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                    \
+    return expected;                                                                                            \
   }
 CUDALAB_ATOMICS(8, uint8_t)
 CUDALAB_ATOMICS(16, uint16_t)

@@ -45,7 +45,9 @@ namespace {
 // linear index) and the block's clock when it happened.
 constexpr uint64_t kPcMask = (uint64_t(1) << 48) - 1;
 constexpr uint64_t kAtomic = uint64_t(1) << 58, kLockstep = uint64_t(1) << 59, kValid = uint64_t(1) << 60;
-struct Cell { uint64_t wa, wb, ra, rb; };
+struct Cell {
+  uint64_t wa, wb, ra, rb;
+};
 
 uint64_t pc_of(uint64_t a) { return a & kPcMask; }
 unsigned tid_of(uint64_t a) { return unsigned(a >> 48) & 1023; }
@@ -57,7 +59,7 @@ struct Sync;
 struct Block {
   uint64_t linear = 0;
   uint32_t clock = 1, barrier_clock = 0;  // a barrier orders accesses whose clock is below its own
-  std::vector<uint32_t> warp_clock;       // likewise for the lanes of one warp
+  std::vector<uint32_t> warp_clock;  // likewise for the lanes of one warp
   std::vector<Thread> threads;
   uintptr_t smem_lo = 0, smem_hi = 0, tls_lo = 0, tls_hi = 0;
   std::vector<std::pair<Sync*, size_t>> acquired;  // atomics it made: what it saw of each log
@@ -125,27 +127,33 @@ struct CellLock {
   std::atomic_flag* f;
   explicit CellLock(std::atomic_flag* flag) : f(flag) {
     if (f)
-      while (f->test_and_set(std::memory_order_acquire)) {}
+      while (f->test_and_set(std::memory_order_acquire)) {
+      }
   }
-  ~CellLock() { if (f) f->clear(std::memory_order_release); }
+  ~CellLock() {
+    if (f) f->clear(std::memory_order_release);
+  }
 };
 
 // ---- Reports ------------------------------------------------------------------------------
 enum Space { kShared, kGlobal, kBetweenBlocks };
-struct Access { uint64_t a, b; bool write; };
+struct Access {
+  uint64_t a, b;
+  bool write;
+};
 struct Found {
   Access first, second;
   uintptr_t addr;
   Space space;
   bool dynamic_smem;  // shared memory: the extern __shared__ area, else the static __shared__ arrays
-  uintptr_t offset;   // shared memory: from the start of that area
+  uintptr_t offset;  // shared memory: from the start of that area
 };
 
 unsigned g_grid_x = 1, g_grid_y = 1;
 unsigned g_block_x = 1, g_block_y = 1, g_block_z = 1;
 std::mutex g_found_mutex;
-std::vector<Found> g_found;                        // this launch's, at most kMaxReports
-std::set<std::pair<uint64_t, uint64_t>> g_pairs;   // pairs of pcs reported in this launch
+std::vector<Found> g_found;  // this launch's, at most kMaxReports
+std::set<std::pair<uint64_t, uint64_t>> g_pairs;  // pairs of pcs reported in this launch
 std::atomic<unsigned> g_conflicts{0};
 constexpr size_t kMaxReports = 4;
 
@@ -159,7 +167,6 @@ void found(const Access& first, const Access& second, uintptr_t addr, Space spac
   if (g_found.size() >= kMaxReports || !g_pairs.insert(key).second) return;
   g_found.push_back({first, second, addr, space, dynamic, offset});
 }
-
 
 // ---- Ordering -----------------------------------------------------------------------------
 // Whether the recorded access (ra, rb) happens before the running thread's access now.
@@ -249,8 +256,10 @@ struct AtomicSync {
     if (!release && !g_any_release.load(std::memory_order_acquire)) return;
     std::lock_guard<std::mutex> lock(g_sync_mutex);
     auto it = g_syncs.find(addr);
-    if (it != g_syncs.end()) s = it->second;
-    else if (release) s = g_syncs[addr] = new Sync;
+    if (it != g_syncs.end())
+      s = it->second;
+    else if (release)
+      s = g_syncs[addr] = new Sync;
     if (release) g_any_release = true;
     if (s) s->m.lock();
   }
@@ -260,7 +269,10 @@ struct AtomicSync {
     const size_t seen = s->log.size();
     s->m.unlock();
     for (auto& [sync, n] : t_blk->acquired)
-      if (sync == s) { n = seen; return; }
+      if (sync == s) {
+        n = seen;
+        return;
+      }
     t_blk->acquired.push_back({s, seen});
   }
 };
@@ -359,12 +371,16 @@ const char* kind_token(const Access& x) {
   return (x.a & kAtomic) ? (x.write ? "atomic" : "atomic read") : (x.write ? "write" : "read");
 }
 const char* verb(const Access& x) {
-  return (x.a & kAtomic) ? (x.write ? "updated it atomically" : "read it atomically") : (x.write ? "wrote it" : "read it");
+  return (x.a & kAtomic) ? (x.write ? "updated it atomically" : "read it atomically")
+                         : (x.write ? "wrote it" : "read it");
 }
 
 // The lab's static __shared__ arrays: thread-local symbols of the program (offset and size in
 // its TLS segment), read once from its own symbol table.
-struct TlsSymbol { uint64_t offset, size; std::string name; };
+struct TlsSymbol {
+  uint64_t offset, size;
+  std::string name;
+};
 std::vector<TlsSymbol> read_tls_symbols() {
   std::vector<TlsSymbol> out;
   FILE* f = std::fopen("/proc/self/exe", "rb");
@@ -433,19 +449,22 @@ std::string memory_words(const Found& f) {
 std::string report(const Found& f, const std::string& kernel_text) {
   const Place p1 = place_of(f.first.a), p2 = place_of(f.second.a);
   const std::string at1 = p1.file + ":" + std::to_string(p1.line), at2 = p2.file + ":" + std::to_string(p2.line);
-  const char* space = f.space == kShared ? "on shared memory" : f.space == kGlobal ? "on global memory"
-                                                                                  : "between blocks on global memory";
+  const char* space = f.space == kShared   ? "on shared memory"
+                      : f.space == kGlobal ? "on global memory"
+                                           : "between blocks on global memory";
   std::string s = std::string("cudalab: note: data race ") + space + " at " + at1 + " (" + kind_token(f.first) +
                   ") and " + at2 + " (" + kind_token(f.second) + "): in " + kernel_text + ", " +
-                  thread_words(tid_of(f.first.a)) + " of " + block_words(block_of(f.first.b)) + " " +
-                  verb(f.first) + " (" + memory_words(f) + ") at " + at1 + ", and " + thread_words(tid_of(f.second.a)) +
-                  " of " + block_words(block_of(f.second.b)) + " " + verb(f.second) + " at " + at2;
+                  thread_words(tid_of(f.first.a)) + " of " + block_words(block_of(f.first.b)) + " " + verb(f.first) +
+                  " (" + memory_words(f) + ") at " + at1 + ", and " + thread_words(tid_of(f.second.a)) + " of " +
+                  block_words(block_of(f.second.b)) + " " + verb(f.second) + " at " + at2;
   if (f.space != kBetweenBlocks)
-    return s + ", with no __syncthreads() between the two. Put one between them, where every thread of the block "
-               "reaches it.";
-  return s + ". Blocks run in no order CUDA promises, and a __syncthreads() orders only the threads of one block. "
-             "Let a second launch read what the first wrote, or let the last block do it: __threadfence() and an "
-             "atomic in every block, then read only once your atomic says the others are done.";
+    return s +
+           ", with no __syncthreads() between the two. Put one between them, where every thread of the block "
+           "reaches it.";
+  return s +
+         ". Blocks run in no order CUDA promises, and a __syncthreads() orders only the threads of one block. "
+         "Let a second launch read what the first wrote, or let the last block do it: __threadfence() and an "
+         "atomic in every block, then read only once your atomic says the others are done.";
 }
 
 }  // namespace
@@ -510,12 +529,12 @@ void __tsan_atomic_thread_fence(int) {
 }
 void __tsan_atomic_signal_fence(int) {}
 
-#define CUDALAB_PLAIN(N)                                                                          \
-  void __tsan_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }                        \
-  void __tsan_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); }                        \
-  void __tsan_unaligned_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }              \
-  void __tsan_unaligned_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); }              \
-  void __tsan_volatile_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }               \
+#define CUDALAB_PLAIN(N)                                                             \
+  void __tsan_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }           \
+  void __tsan_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); }           \
+  void __tsan_unaligned_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); } \
+  void __tsan_unaligned_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); } \
+  void __tsan_volatile_read##N(void* p) { access(p, N, false, false, CUDALAB_PC); }  \
   void __tsan_volatile_write##N(void* p) { access(p, N, true, false, CUDALAB_PC); }
 CUDALAB_PLAIN(1)
 CUDALAB_PLAIN(2)
@@ -525,45 +544,45 @@ CUDALAB_PLAIN(16)
 
 // The atomics themselves run here (the compiler replaced them with these calls), always
 // sequentially consistent: at least as strong as what was asked for.
-#define CUDALAB_RMW(N, T, name, builtin)                                                          \
-  T __tsan_atomic##N##_##name(volatile T* p, T v, int) {                                          \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    AtomicSync sync(p);                                                                           \
-    return builtin(p, v, __ATOMIC_SEQ_CST);                                                       \
+#define CUDALAB_RMW(N, T, name, builtin)                 \
+  T __tsan_atomic##N##_##name(volatile T* p, T v, int) { \
+    access(p, N / 8, true, true, CUDALAB_PC);            \
+    AtomicSync sync(p);                                  \
+    return builtin(p, v, __ATOMIC_SEQ_CST);              \
   }
-#define CUDALAB_ATOMICS(N, T)                                                                     \
-  T __tsan_atomic##N##_load(const volatile T* p, int) {                                           \
-    access(p, N / 8, false, true, CUDALAB_PC);                                                    \
-    AtomicSync sync(p);                                                                           \
-    return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                  \
-  }                                                                                               \
-  void __tsan_atomic##N##_store(volatile T* p, T v, int) {                                        \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    AtomicSync sync(p);                                                                           \
-    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);                                                     \
-  }                                                                                               \
-  CUDALAB_RMW(N, T, exchange, __atomic_exchange_n)                                                \
-  CUDALAB_RMW(N, T, fetch_add, __atomic_fetch_add)                                                \
-  CUDALAB_RMW(N, T, fetch_sub, __atomic_fetch_sub)                                                \
-  CUDALAB_RMW(N, T, fetch_and, __atomic_fetch_and)                                                \
-  CUDALAB_RMW(N, T, fetch_or, __atomic_fetch_or)                                                  \
-  CUDALAB_RMW(N, T, fetch_xor, __atomic_fetch_xor)                                                \
-  CUDALAB_RMW(N, T, fetch_nand, __atomic_fetch_nand)                                              \
-  int __tsan_atomic##N##_compare_exchange_strong(volatile T* p, T* expected, T v, int, int) {     \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    AtomicSync sync(p);                                                                           \
+#define CUDALAB_ATOMICS(N, T)                                                                      \
+  T __tsan_atomic##N##_load(const volatile T* p, int) {                                            \
+    access(p, N / 8, false, true, CUDALAB_PC);                                                     \
+    AtomicSync sync(p);                                                                            \
+    return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                   \
+  }                                                                                                \
+  void __tsan_atomic##N##_store(volatile T* p, T v, int) {                                         \
+    access(p, N / 8, true, true, CUDALAB_PC);                                                      \
+    AtomicSync sync(p);                                                                            \
+    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);                                                      \
+  }                                                                                                \
+  CUDALAB_RMW(N, T, exchange, __atomic_exchange_n)                                                 \
+  CUDALAB_RMW(N, T, fetch_add, __atomic_fetch_add)                                                 \
+  CUDALAB_RMW(N, T, fetch_sub, __atomic_fetch_sub)                                                 \
+  CUDALAB_RMW(N, T, fetch_and, __atomic_fetch_and)                                                 \
+  CUDALAB_RMW(N, T, fetch_or, __atomic_fetch_or)                                                   \
+  CUDALAB_RMW(N, T, fetch_xor, __atomic_fetch_xor)                                                 \
+  CUDALAB_RMW(N, T, fetch_nand, __atomic_fetch_nand)                                               \
+  int __tsan_atomic##N##_compare_exchange_strong(volatile T* p, T* expected, T v, int, int) {      \
+    access(p, N / 8, true, true, CUDALAB_PC);                                                      \
+    AtomicSync sync(p);                                                                            \
     return __atomic_compare_exchange_n(p, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-  }                                                                                               \
-  int __tsan_atomic##N##_compare_exchange_weak(volatile T* p, T* expected, T v, int, int) {       \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    AtomicSync sync(p);                                                                           \
+  }                                                                                                \
+  int __tsan_atomic##N##_compare_exchange_weak(volatile T* p, T* expected, T v, int, int) {        \
+    access(p, N / 8, true, true, CUDALAB_PC);                                                      \
+    AtomicSync sync(p);                                                                            \
     return __atomic_compare_exchange_n(p, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-  }                                                                                               \
-  T __tsan_atomic##N##_compare_exchange_val(volatile T* p, T expected, T v, int, int) {           \
-    access(p, N / 8, true, true, CUDALAB_PC);                                                     \
-    AtomicSync sync(p);                                                                           \
-    __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
-    return expected;                                                                              \
+  }                                                                                                \
+  T __tsan_atomic##N##_compare_exchange_val(volatile T* p, T expected, T v, int, int) {            \
+    access(p, N / 8, true, true, CUDALAB_PC);                                                      \
+    AtomicSync sync(p);                                                                            \
+    __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);       \
+    return expected;                                                                               \
   }
 CUDALAB_ATOMICS(8, uint8_t)
 CUDALAB_ATOMICS(16, uint16_t)

@@ -23,10 +23,10 @@ namespace cudalab_cpu::race {
 // One CUDA thread of the block a worker runs, as the detector sees it.
 struct Thread {
   uint32_t tid = 0;
-  uintptr_t stack_lo = 0;             // its fiber's stack: private, never tracked
+  uintptr_t stack_lo = 0;  // its fiber's stack: private, never tracked
   size_t stack_bytes = 0;
   const volatile void* turn = nullptr;  // the volatile access its lockstep turn was for
-  bool fence = false;                 // a __threadfence() not yet followed by an atomic
+  bool fence = false;  // a __threadfence() not yet followed by an atomic
 };
 // The CUDA thread running on this worker, nullptr while emulator or host code runs.
 extern thread_local Thread* t_current;

@@ -48,23 +48,23 @@ const unsigned char kSlackPoison = 0xFF;  // a NaN as float, 0xFFFFFFFF as an in
 // bytes of the page around them (the slack) hold kSlackPoison, and a kernel that writes there
 // fails its launch like one that faults.
 struct Allocation {
-  size_t bytes = 0;           // what cudaMalloc was asked for
-  char* region = nullptr;     // the whole mapping; nullptr: heap memory (sanitizer builds)
+  size_t bytes = 0;  // what cudaMalloc was asked for
+  char* region = nullptr;  // the whole mapping; nullptr: heap memory (sanitizer builds)
   size_t region_bytes = 0;
-  char* pages = nullptr;      // the data's pages
+  char* pages = nullptr;  // the data's pages
   size_t page_bytes = 0;
-  bool labs_own = false;      // made while the lab's host code ran: right-aligned, slack poisoned
+  bool labs_own = false;  // made while the lab's host code ran: right-aligned, slack poisoned
   bool host_visible = false;  // cudaMallocManaged: never closed
-  bool open = true;           // its pages are readable and writable now
-  int in_use = 0;             // the runtime's own copies and fills touching it now
+  bool open = true;  // its pages are readable and writable now
+  int in_use = 0;  // the runtime's own copies and fills touching it now
   bool kernel_touched = false;  // opened for the running launch, on its kernel's first touch
-  std::string name;           // the runner's name for it; "" for the lab's own
+  std::string name;  // the runner's name for it; "" for the lab's own
 };
 
 std::mutex g_mutex;
 std::map<const char*, Allocation> g_allocations;  // device allocations, by start
-bool g_closed = false;      // the lab's host code runs: device memory is closed to it
-int g_kernels = 0;          // launches running: their kernels may open what they touch
+bool g_closed = false;  // the lab's host code runs: device memory is closed to it
+int g_kernels = 0;  // launches running: their kernels may open what they touch
 std::atomic<unsigned long long> g_protection_changes{0};
 
 size_t lead_guard() { return 1 << 20; }
@@ -111,7 +111,7 @@ bool map_with_guards(Allocation& a, char** data) {
 }
 cudaError_t g_last = cudaSuccess;
 cudaError_t g_pending = cudaSuccess;  // a kernel failed: the next call that waits for the device says so
-cudaError_t g_sticky = cudaSuccess;   // and from then on every such call, as on a GPU (cudaDeviceReset ends it)
+cudaError_t g_sticky = cudaSuccess;  // and from then on every such call, as on a GPU (cudaDeviceReset ends it)
 std::string g_pending_text;
 std::string g_failure_text;  // what cudaGetErrorString says for the last kernel failure
 cudaError_t g_failure_code = cudaSuccess;
@@ -209,8 +209,10 @@ cudaError_t device_alloc(void** p, size_t bytes, bool host_visible = false) {
 // "the input array (...)" or "a 32-byte cudaMalloc allocation of yours". No allocation: for
 // the fault handler.
 void name_of(const Allocation& a, char* text, size_t size) {
-  if (!a.name.empty()) std::snprintf(text, size, "%s", a.name.c_str());
-  else std::snprintf(text, size, "a %zu-byte cudaMalloc allocation%s", a.bytes, a.labs_own ? " of yours" : "");
+  if (!a.name.empty())
+    std::snprintf(text, size, "%s", a.name.c_str());
+  else
+    std::snprintf(text, size, "a %zu-byte cudaMalloc allocation%s", a.bytes, a.labs_own ? " of yours" : "");
 }
 
 struct Event {
@@ -220,6 +222,8 @@ struct Event {
 
 const char* error_name(cudaError_t e) {
   switch (e) {
+// A list of macro uses, laid out by hand (the formatter cannot lay out a macro list).
+// clang-format off
 #define N(x) case x: return #x;
     N(cudaSuccess) N(cudaErrorInvalidValue) N(cudaErrorMemoryAllocation) N(cudaErrorInitializationError)
     N(cudaErrorCudartUnloading) N(cudaErrorInvalidConfiguration) N(cudaErrorInvalidPitchValue)
@@ -232,6 +236,7 @@ const char* error_name(cudaError_t e) {
     N(cudaErrorInvalidPc) N(cudaErrorLaunchFailure) N(cudaErrorCooperativeLaunchTooLarge) N(cudaErrorAssert)
     N(cudaErrorECCUncorrectable) N(cudaErrorNotPermitted) N(cudaErrorNotSupported) N(cudaErrorUnknown)
 #undef N
+    // clang-format on
   }
   return "cudaErrorUnknown";
 }
@@ -248,8 +253,10 @@ bool describe_device_address(const void* addr, char* text, size_t size) {
     if (c < a.region || c >= a.region + a.region_bytes || (c >= start && c < start + a.bytes)) continue;
     char name[256];
     name_of(a, name, sizeof name);
-    if (c >= start + a.bytes) std::snprintf(text, size, "%zu bytes past the end of %s", size_t(c - start - a.bytes), name);
-    else std::snprintf(text, size, "%zu bytes before the start of %s", size_t(start - c), name);
+    if (c >= start + a.bytes)
+      std::snprintf(text, size, "%zu bytes past the end of %s", size_t(c - start - a.bytes), name);
+    else
+      std::snprintf(text, size, "%zu bytes before the start of %s", size_t(start - c), name);
     return true;
   }
   return false;
@@ -264,9 +271,12 @@ bool describe_host_access(const void* addr, char* text, size_t size) {
     if (c < a.region || c >= a.region + a.region_bytes) continue;
     char name[256];
     name_of(a, name, sizeof name);
-    if (c >= start + a.bytes) std::snprintf(text, size, "%zu bytes past the end of %s", size_t(c - start - a.bytes), name);
-    else if (c < start) std::snprintf(text, size, "%zu bytes before the start of %s", size_t(start - c), name);
-    else std::snprintf(text, size, "%s, at byte %zu", name, size_t(c - start));
+    if (c >= start + a.bytes)
+      std::snprintf(text, size, "%zu bytes past the end of %s", size_t(c - start - a.bytes), name);
+    else if (c < start)
+      std::snprintf(text, size, "%zu bytes before the start of %s", size_t(start - c), name);
+    else
+      std::snprintf(text, size, "%s, at byte %zu", name, size_t(c - start));
     return true;
   }
   return false;
@@ -322,8 +332,10 @@ std::string kernels_end() {
         if (found.empty()) {
           char name[256], text[400];
           name_of(a, name, sizeof name);
-          if (b >= start) std::snprintf(text, sizeof text, "%zu bytes past the end of %s", size_t(b - start - a.bytes), name);
-          else std::snprintf(text, sizeof text, "%zu bytes before the start of %s", size_t(start - b), name);
+          if (b >= start)
+            std::snprintf(text, sizeof text, "%zu bytes past the end of %s", size_t(b - start - a.bytes), name);
+          else
+            std::snprintf(text, sizeof text, "%zu bytes before the start of %s", size_t(start - b), name);
           found = text;
         }
         std::memset(const_cast<char*>(from), kSlackPoison, size_t(to - from));
@@ -401,8 +413,10 @@ cudaError_t cudaFree(void* p) {
     a = std::move(it->second);
     g_allocations.erase(it);
   }
-  if (a.region) arena::give_back(a.region, a.region_bytes);
-  else std::free(p);
+  if (a.region)
+    arena::give_back(a.region, a.region_bytes);
+  else
+    std::free(p);
   return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* p) {
@@ -434,7 +448,8 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
                          cudaMemcpyKind kind) {
   if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
   for (size_t r = 0; r < height; ++r) {
-    cudaError_t e = cudaMemcpy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width, kind);
+    cudaError_t e =
+        cudaMemcpy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width, kind);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
@@ -630,8 +645,9 @@ static void note_streams_serial() {
   static bool said = false;
   if (said) return;
   said = true;
-  std::fprintf(stderr, "cudalab: note: the CPU backend runs streams one after another, not concurrently; results "
-                       "are the same, overlap is not emulated.\n");
+  std::fprintf(stderr,
+               "cudalab: note: the CPU backend runs streams one after another, not concurrently; results "
+               "are the same, overlap is not emulated.\n");
 }
 cudaError_t cudaStreamCreate(cudaStream_t* s) {
   if (!s) return record(cudaErrorInvalidValue);

@@ -28,7 +28,8 @@ int on_frame(void* data, uintptr_t, const char* file, int line, const char*) {
 SourceLine source_line_of(uintptr_t pc) {
   SourceLine p;
   if (program_symbols())
-    backtrace_pcinfo(program_symbols(), pc - 1, on_frame, [](void*, const char*, int) {}, &p);
+    backtrace_pcinfo(
+        program_symbols(), pc - 1, on_frame, [](void*, const char*, int) {}, &p);
   return p;
 }
 

@@ -27,10 +27,14 @@ int main(int argc, char** argv) {
   bool first_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--yours" && i + 1 < argc) yours = argv[++i];
-    else if (a == "--reference" && i + 1 < argc) reference = argv[++i];
-    else if (a == "--elements" && i + 1 < argc) elements = std::strtod(argv[++i], nullptr);
-    else if (a == "--first-sentence") first_only = true;
+    if (a == "--yours" && i + 1 < argc)
+      yours = argv[++i];
+    else if (a == "--reference" && i + 1 < argc)
+      reference = argv[++i];
+    else if (a == "--elements" && i + 1 < argc)
+      elements = std::strtod(argv[++i], nullptr);
+    else if (a == "--first-sentence")
+      first_only = true;
     else {
       std::fprintf(stderr, "usage: profile-ncu --elements N --yours A.csv --reference B.csv [--first-sentence]\n");
       return 2;
@@ -65,7 +69,8 @@ int main(int argc, char** argv) {
   }
   for (const auto& s : d.sentences) std::printf("    %s\n", s.c_str());
   std::printf("\n    %-38s %-14s %s\n", "figure", "yours", "reference");
-  for (const auto& row : d.table) std::printf("    %-38s %-14s %s\n", row.figure.c_str(), row.yours.c_str(), row.reference.c_str());
+  for (const auto& row : d.table)
+    std::printf("    %-38s %-14s %s\n", row.figure.c_str(), row.yours.c_str(), row.reference.c_str());
   if (!y.kernels.empty() && !y.kernels[0].top_stall.empty())
     std::printf("    %-38s %-14s %s\n", "most sampled stall (first kernel)", y.kernels[0].top_stall.c_str(),
                 r.kernels.empty() ? "-" : r.kernels[0].top_stall.c_str());

@@ -14,8 +14,8 @@
 #pragma once
 #include "cuda_runtime.h"
 
-#define CUDALAB_CPU_GRID_SYNC_REFUSED                                                                          \
-  "a grid-wide sync cannot run on the CPU backend: it waits for every block of the launch at once, and the "  \
+#define CUDALAB_CPU_GRID_SYNC_REFUSED                                                                           \
+  "a grid-wide sync cannot run on the CPU backend: it waits for every block of the launch at once, and the "    \
   "emulator runs a block to its end before the next takes its place; run on a GPU with BACKEND=cuda, or split " \
   "the kernel into two launches (the end of a launch is a grid-wide sync)"
 
@@ -92,8 +92,10 @@ class thread_group {
   unsigned long long size() const { return num_threads(); }
   unsigned long long thread_rank() const { return details::block_rank() & (tile_ ? tile_ - 1 : ~0u); }
   void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
-    if (tile_) __syncwarp(details::tile_mask(tile_), file, line);
-    else __syncthreads(file, line);
+    if (tile_)
+      __syncwarp(details::tile_mask(tile_), file, line);
+    else
+      __syncthreads(file, line);
   }
 
  protected:
@@ -214,9 +216,8 @@ class thread_block_tile<Size, void> : public thread_group {
   static unsigned mask() { return details::tile_mask(Size); }
   template <class T>
   static auto exchange(int op, const T& v, int arg, const char* file, int line) {
-    return details::exchange(v, [&](uint64_t word) {
-      return cudalab_cpu::warp_collective(op, mask(), word, arg, int(Size), file, line);
-    });
+    return details::exchange(
+        v, [&](uint64_t word) { return cudalab_cpu::warp_collective(op, mask(), word, arg, int(Size), file, line); });
   }
   static unsigned vote(bool yes, const char* file, int line) {
     return unsigned(cudalab_cpu::warp_collective(cudalab_cpu::kBallot, mask(), yes, 0, 32, file, line));
@@ -250,8 +251,8 @@ inline thread_block_tile<Size, thread_block_tile<ParentSize, GrandParent>> tiled
 // A tile whose size is known only at run time: a thread_group, with sync(), thread_rank() and
 // size() (as in CUDA). A size that is not a power of two up to 32, or larger than the parent
 // tile, stops the kernel, as a GPU's does.
-inline thread_group tiled_partition(const thread_group& parent, unsigned tile_size,
-                                    const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+inline thread_group tiled_partition(const thread_group& parent, unsigned tile_size, const char* file = __builtin_FILE(),
+                                    int line = __builtin_LINE()) {
   if (!details::valid_tile_size(tile_size) || (parent.tile_ && tile_size > parent.tile_)) {
     std::fprintf(stderr, "cudalab: %s:%d: tiled_partition(group, %u): a tile has 1, 2, 4, 8, 16 or 32 threads%s\n",
                  file, line, tile_size, parent.tile_ ? ", no more than the group it is cut from" : "");
@@ -272,12 +273,18 @@ inline typename details::coalesced_threads_refused<Never, coalesced_group>::type
 // The free functions CUDA has beside the members.
 template <class Group>
 inline void sync(const Group& g, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  if constexpr (std::is_same_v<Group, grid_group>) g.sync();
-  else g.sync(file, line);
+  if constexpr (std::is_same_v<Group, grid_group>)
+    g.sync();
+  else
+    g.sync(file, line);
 }
 template <class Group>
-inline unsigned long long thread_rank(const Group& g) { return g.thread_rank(); }
+inline unsigned long long thread_rank(const Group& g) {
+  return g.thread_rank();
+}
 template <class Group>
-inline unsigned long long group_size(const Group& g) { return g.num_threads(); }
+inline unsigned long long group_size(const Group& g) {
+  return g.num_threads();
+}
 
 }  // namespace cooperative_groups

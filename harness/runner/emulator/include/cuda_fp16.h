@@ -1,2 +1,3 @@
 #pragma once
-#error "The cudalab CPU backend does not emulate half-precision types (cuda_fp16.h). Use float, or run this lab on a GPU with BACKEND=cuda."
+#error \
+    "The cudalab CPU backend does not emulate half-precision types (cuda_fp16.h). Use float, or run this lab on a GPU with BACKEND=cuda."

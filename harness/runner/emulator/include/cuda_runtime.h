@@ -96,8 +96,17 @@ enum cudaFuncAttribute {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
   cudaFuncAttributePreferredSharedMemoryCarveout = 9,
 };
-enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2, cudaFuncCachePreferEqual = 3 };
-enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault = 0, cudaSharedMemBankSizeFourByte = 1, cudaSharedMemBankSizeEightByte = 2 };
+enum cudaFuncCache {
+  cudaFuncCachePreferNone = 0,
+  cudaFuncCachePreferShared = 1,
+  cudaFuncCachePreferL1 = 2,
+  cudaFuncCachePreferEqual = 3
+};
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0,
+  cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2
+};
 enum cudaLimit { cudaLimitStackSize = 0, cudaLimitPrintfFifoSize = 1, cudaLimitMallocHeapSize = 2 };
 
 enum cudaDeviceAttr {
@@ -124,7 +133,9 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
 };
 
-struct cudaUUID_t { char bytes[16]; };
+struct cudaUUID_t {
+  char bytes[16];
+};
 
 // The fields CUDA 13's cudaDeviceProp has that a lab may read (no texture/surface limits).
 struct cudaDeviceProp {
@@ -240,21 +251,37 @@ struct KernelBody {
   void* obj;
 };
 
-cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_smem,
-                          cudaStream_t stream, KernelBody body);
+cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_smem, cudaStream_t stream,
+                          KernelBody body);
 
 // Block-wide barrier; op 0 plain, 1 count, 2 and, 3 or. Returns the reduction for 1..3.
 int block_barrier(int op, int predicate, const char* file, int line);
 
-enum WarpOp : int { kShflIdx, kShflUp, kShflDown, kShflXor, kBallot, kSyncwarp, kReduceAdd, kReduceMin,
-                    kReduceMax, kReduceAnd, kReduceOr, kReduceXor, kMatchAny, kMatchAll };
+enum WarpOp : int {
+  kShflIdx,
+  kShflUp,
+  kShflDown,
+  kShflXor,
+  kBallot,
+  kSyncwarp,
+  kReduceAdd,
+  kReduceMin,
+  kReduceMax,
+  kReduceAnd,
+  kReduceOr,
+  kReduceXor,
+  kMatchAny,
+  kMatchAll
+};
 uint64_t warp_collective(int op, unsigned mask, uint64_t value, int arg, int width, const char* file, int line);
 unsigned active_mask();
 
 // The dynamic shared area of the running block (extern __shared__, after the rewrite).
 extern __thread unsigned char* dynamic_smem_base;
 template <class T>
-inline T* dynamic_smem() { return reinterpret_cast<T*>(dynamic_smem_base); }
+inline T* dynamic_smem() {
+  return reinterpret_cast<T*>(dynamic_smem_base);
+}
 
 // extern __shared__ at namespace scope: an object that reads the running block's area on use.
 template <class T>
@@ -347,8 +374,10 @@ inline long long clock64() { return (long long)__builtin_ia32_rdtsc(); }
 namespace cudalab_cpu {
 void warp_turn(const volatile void* addr, bool write, const char* file, int line);
 
-template <class T> struct lockstep;
-template <class T> struct lockstep_ptr;
+template <class T>
+struct lockstep;
+template <class T>
+struct lockstep_ptr;
 
 // One element reached through a volatile pointer: reads and writes take turns.
 template <class T>
@@ -356,21 +385,56 @@ struct lockstep_ref {
   volatile T* p;
   const char* file;
   int line;
-  T load() const { warp_turn(p, false, file, line); return *p; }
-  void store(T v) const { warp_turn(p, true, file, line); *p = v; }
+  T load() const {
+    warp_turn(p, false, file, line);
+    return *p;
+  }
+  void store(T v) const {
+    warp_turn(p, true, file, line);
+    *p = v;
+  }
   operator T() const { return load(); }
-  const lockstep_ref& operator=(T v) const { store(v); return *this; }
-  const lockstep_ref& operator=(const lockstep_ref& o) const { store(o.load()); return *this; }
-#define CUDALAB_CPU_COMPOUND(op) \
-  template <class V> const lockstep_ref& operator op##=(const V& v) const { T x = T(v); store(T(load() op x)); return *this; }
+  const lockstep_ref& operator=(T v) const {
+    store(v);
+    return *this;
+  }
+  const lockstep_ref& operator=(const lockstep_ref& o) const {
+    store(o.load());
+    return *this;
+  }
+#define CUDALAB_CPU_COMPOUND(op)                         \
+  template <class V>                                     \
+  const lockstep_ref& operator op##=(const V& v) const { \
+    T x = T(v);                                          \
+    store(T(load() op x));                               \
+    return *this;                                        \
+  }
+  // A list of macro uses, laid out by hand (the formatter cannot lay out a macro list).
+  // clang-format off
   CUDALAB_CPU_COMPOUND(+) CUDALAB_CPU_COMPOUND(-) CUDALAB_CPU_COMPOUND(*) CUDALAB_CPU_COMPOUND(/)
   CUDALAB_CPU_COMPOUND(%) CUDALAB_CPU_COMPOUND(&) CUDALAB_CPU_COMPOUND(|) CUDALAB_CPU_COMPOUND(^)
   CUDALAB_CPU_COMPOUND(<<) CUDALAB_CPU_COMPOUND(>>)
 #undef CUDALAB_CPU_COMPOUND
-  const lockstep_ref& operator++() const { store(T(load() + 1)); return *this; }
-  const lockstep_ref& operator--() const { store(T(load() - 1)); return *this; }
-  T operator++(int) const { T v = load(); store(T(v + 1)); return v; }
-  T operator--(int) const { T v = load(); store(T(v - 1)); return v; }
+      // clang-format on
+      const lockstep_ref&
+      operator++() const {
+    store(T(load() + 1));
+    return *this;
+  }
+  const lockstep_ref& operator--() const {
+    store(T(load() - 1));
+    return *this;
+  }
+  T operator++(int) const {
+    T v = load();
+    store(T(v + 1));
+    return v;
+  }
+  T operator--(int) const {
+    T v = load();
+    store(T(v - 1));
+    return v;
+  }
   lockstep_ptr<T> operator&() const { return lockstep_ptr<T>(p, file, line); }
 };
 
@@ -387,38 +451,59 @@ struct lockstep_ptr {
   lockstep_ptr(lockstep<T>* q, const char* f = __builtin_FILE(), int l = __builtin_LINE())
       : p(reinterpret_cast<volatile T*>(q)), file(f), line(l) {}
   template <class U>
-    requires(!std::is_same_v<U, T> && std::is_convertible_v<volatile U*, volatile T*>)
-  lockstep_ptr(const lockstep_ptr<U>& q) : p(q.p), file(q.file), line(q.line) {}
+  requires(!std::is_same_v<U, T> && std::is_convertible_v<volatile U*, volatile T*>)
+      lockstep_ptr(const lockstep_ptr<U>& q)
+      : p(q.p), file(q.file), line(q.line) {}
   // (volatile float*)bytes and the like: casts only.
   template <class U>
   explicit lockstep_ptr(U* q, const char* f = __builtin_FILE(), int l = __builtin_LINE())
       : p((volatile T*)(q)), file(f), line(l) {}
   template <class U>
-    requires(!std::is_convertible_v<volatile U*, volatile T*>)
-  explicit lockstep_ptr(const lockstep_ptr<U>& q) : p((volatile T*)(q.p)), file(q.file), line(q.line) {}
+  requires(!std::is_convertible_v<volatile U*, volatile T*>) explicit lockstep_ptr(const lockstep_ptr<U>& q)
+      : p((volatile T*)(q.p)), file(q.file), line(q.line) {}
 
   operator volatile T*() const { return p; }
   template <class I>
-    requires std::is_integral_v<I>
-  lockstep_ref<T> operator[](I i) const { return {p + i, file, line}; }
+  requires std::is_integral_v<I> lockstep_ref<T>
+  operator[](I i) const { return {p + i, file, line}; }
   lockstep_ref<T> operator*() const { return {p, file, line}; }
   volatile T* operator->() const { return p; }
   template <class I>
-    requires std::is_integral_v<I>
-  lockstep_ptr operator+(I i) const { return lockstep_ptr(p + i, file, line); }
+  requires std::is_integral_v<I> lockstep_ptr operator+(I i) const { return lockstep_ptr(p + i, file, line); }
   template <class I>
-    requires std::is_integral_v<I>
+  requires std::is_integral_v<I>
   friend lockstep_ptr operator+(I i, const lockstep_ptr& q) { return q + i; }
   template <class I>
-    requires std::is_integral_v<I>
-  lockstep_ptr operator-(I i) const { return lockstep_ptr(p - i, file, line); }
+  requires std::is_integral_v<I> lockstep_ptr operator-(I i) const { return lockstep_ptr(p - i, file, line); }
   std::ptrdiff_t operator-(const lockstep_ptr& o) const { return p - o.p; }
-  template <class I> lockstep_ptr& operator+=(I i) { p += i; return *this; }
-  template <class I> lockstep_ptr& operator-=(I i) { p -= i; return *this; }
-  lockstep_ptr& operator++() { ++p; return *this; }
-  lockstep_ptr& operator--() { --p; return *this; }
-  lockstep_ptr operator++(int) { lockstep_ptr q = *this; ++p; return q; }
-  lockstep_ptr operator--(int) { lockstep_ptr q = *this; --p; return q; }
+  template <class I>
+  lockstep_ptr& operator+=(I i) {
+    p += i;
+    return *this;
+  }
+  template <class I>
+  lockstep_ptr& operator-=(I i) {
+    p -= i;
+    return *this;
+  }
+  lockstep_ptr& operator++() {
+    ++p;
+    return *this;
+  }
+  lockstep_ptr& operator--() {
+    --p;
+    return *this;
+  }
+  lockstep_ptr operator++(int) {
+    lockstep_ptr q = *this;
+    ++p;
+    return q;
+  }
+  lockstep_ptr operator--(int) {
+    lockstep_ptr q = *this;
+    --p;
+    return q;
+  }
 };
 
 // An object declared volatile (`__shared__ volatile float s[64];`, `volatile int flag;`).
@@ -431,26 +516,57 @@ struct lockstep {
   constexpr lockstep(T x) : v(x) {}
   lockstep_ref<T> ref() const { return {const_cast<volatile T*>(&v), nullptr, 0}; }
   operator T() const { return ref().load(); }
-  lockstep& operator=(T x) { ref().store(x); return *this; }
-  lockstep& operator=(const lockstep& o) { ref().store(o.ref().load()); return *this; }
-#define CUDALAB_CPU_COMPOUND(op) \
-  template <class V> lockstep& operator op##=(const V& x) { ref() op##= x; return *this; }
+  lockstep& operator=(T x) {
+    ref().store(x);
+    return *this;
+  }
+  lockstep& operator=(const lockstep& o) {
+    ref().store(o.ref().load());
+    return *this;
+  }
+#define CUDALAB_CPU_COMPOUND(op)         \
+  template <class V>                     \
+  lockstep& operator op##=(const V& x) { \
+    ref() op## = x;                      \
+    return *this;                        \
+  }
+  // A list of macro uses, laid out by hand (the formatter cannot lay out a macro list).
+  // clang-format off
   CUDALAB_CPU_COMPOUND(+) CUDALAB_CPU_COMPOUND(-) CUDALAB_CPU_COMPOUND(*) CUDALAB_CPU_COMPOUND(/)
   CUDALAB_CPU_COMPOUND(%) CUDALAB_CPU_COMPOUND(&) CUDALAB_CPU_COMPOUND(|) CUDALAB_CPU_COMPOUND(^)
   CUDALAB_CPU_COMPOUND(<<) CUDALAB_CPU_COMPOUND(>>)
 #undef CUDALAB_CPU_COMPOUND
-  lockstep& operator++() { ++ref(); return *this; }
-  lockstep& operator--() { --ref(); return *this; }
+      // clang-format on
+      lockstep&
+      operator++() {
+    ++ref();
+    return *this;
+  }
+  lockstep& operator--() {
+    --ref();
+    return *this;
+  }
   T operator++(int) { return ref()++; }
   T operator--(int) { return ref()--; }
   lockstep_ptr<T> operator&() { return lockstep_ptr<T>(&v); }
 };
 
-template <class T> struct lockstep_value { using type = T; };
-template <class T> struct lockstep_value<lockstep_ref<T>> { using type = T; };
-template <class T> struct lockstep_value<lockstep<T>> { using type = T; };
-template <class T> using lockstep_value_t = typename lockstep_value<std::remove_cvref_t<T>>::type;
-template <class T> constexpr bool is_lockstep_v = !std::is_same_v<lockstep_value_t<T>, std::remove_cvref_t<T>>;
+template <class T>
+struct lockstep_value {
+  using type = T;
+};
+template <class T>
+struct lockstep_value<lockstep_ref<T>> {
+  using type = T;
+};
+template <class T>
+struct lockstep_value<lockstep<T>> {
+  using type = T;
+};
+template <class T>
+using lockstep_value_t = typename lockstep_value<std::remove_cvref_t<T>>::type;
+template <class T>
+constexpr bool is_lockstep_v = !std::is_same_v<lockstep_value_t<T>, std::remove_cvref_t<T>>;
 }  // namespace cudalab_cpu
 
 // ---- Warp operations ------------------------------------------------------------------------
@@ -463,20 +579,20 @@ inline T __shfl_sync(unsigned mask, T v, int src, int width = 32, const char* fi
 template <class T>
 inline T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32, const char* file = __builtin_FILE(),
                         int line = __builtin_LINE()) {
-  return cudalab_cpu::from_bits<T>(cudalab_cpu::warp_collective(cudalab_cpu::kShflUp, mask, cudalab_cpu::to_bits(v),
-                                                                int(delta), width, file, line));
+  return cudalab_cpu::from_bits<T>(
+      cudalab_cpu::warp_collective(cudalab_cpu::kShflUp, mask, cudalab_cpu::to_bits(v), int(delta), width, file, line));
 }
 template <class T>
 inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32, const char* file = __builtin_FILE(),
                           int line = __builtin_LINE()) {
-  return cudalab_cpu::from_bits<T>(cudalab_cpu::warp_collective(cudalab_cpu::kShflDown, mask,
-                                                                cudalab_cpu::to_bits(v), int(delta), width, file, line));
+  return cudalab_cpu::from_bits<T>(cudalab_cpu::warp_collective(cudalab_cpu::kShflDown, mask, cudalab_cpu::to_bits(v),
+                                                                int(delta), width, file, line));
 }
 template <class T>
 inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32, const char* file = __builtin_FILE(),
                          int line = __builtin_LINE()) {
-  return cudalab_cpu::from_bits<T>(cudalab_cpu::warp_collective(cudalab_cpu::kShflXor, mask,
-                                                                cudalab_cpu::to_bits(v), lane_mask, width, file, line));
+  return cudalab_cpu::from_bits<T>(
+      cudalab_cpu::warp_collective(cudalab_cpu::kShflXor, mask, cudalab_cpu::to_bits(v), lane_mask, width, file, line));
 }
 inline unsigned __ballot_sync(unsigned mask, int p, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   return unsigned(cudalab_cpu::warp_collective(cudalab_cpu::kBallot, mask, p != 0, 0, 32, file, line));
@@ -493,19 +609,21 @@ inline int __uni_sync(unsigned mask, int p, const char* file = __builtin_FILE(),
 }
 template <class T>
 inline unsigned __match_any_sync(unsigned mask, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return unsigned(cudalab_cpu::warp_collective(cudalab_cpu::kMatchAny, mask, cudalab_cpu::to_bits(v), 0, 32, file, line));
+  return unsigned(
+      cudalab_cpu::warp_collective(cudalab_cpu::kMatchAny, mask, cudalab_cpu::to_bits(v), 0, 32, file, line));
 }
 template <class T>
 inline unsigned __match_all_sync(unsigned mask, T v, int* pred, const char* file = __builtin_FILE(),
                                  int line = __builtin_LINE()) {
-  unsigned r = unsigned(cudalab_cpu::warp_collective(cudalab_cpu::kMatchAll, mask, cudalab_cpu::to_bits(v), 0, 32, file, line));
+  unsigned r =
+      unsigned(cudalab_cpu::warp_collective(cudalab_cpu::kMatchAll, mask, cudalab_cpu::to_bits(v), 0, 32, file, line));
   *pred = r != 0;
   return r;
 }
-#define CUDALAB_CPU_REDUCE(name, op, T)                                                                        \
-  inline T name(unsigned mask, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {         \
-    return T(cudalab_cpu::warp_collective(op, mask, uint64_t(uint32_t(v)) | (std::is_signed_v<T> ? 1ull << 40 : 0), \
-                                          0, 32, file, line));                                                  \
+#define CUDALAB_CPU_REDUCE(name, op, T)                                                                                \
+  inline T name(unsigned mask, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {                \
+    return T(cudalab_cpu::warp_collective(op, mask, uint64_t(uint32_t(v)) | (std::is_signed_v<T> ? 1ull << 40 : 0), 0, \
+                                          32, file, line));                                                            \
   }
 CUDALAB_CPU_REDUCE(__reduce_add_sync, cudalab_cpu::kReduceAdd, unsigned)
 CUDALAB_CPU_REDUCE(__reduce_add_sync, cudalab_cpu::kReduceAdd, int)
@@ -520,34 +638,49 @@ CUDALAB_CPU_REDUCE(__reduce_xor_sync, cudalab_cpu::kReduceXor, unsigned)
 
 // Pre-Volta warp intrinsics without a mask no longer exist in CUDA; say so clearly.
 template <class... A>
-void __shfl(A...) { static_assert(sizeof...(A) < 0, "__shfl without _sync was removed from CUDA; use __shfl_sync(0xffffffff, ...)"); }
+void __shfl(A...) {
+  static_assert(sizeof...(A) < 0, "__shfl without _sync was removed from CUDA; use __shfl_sync(0xffffffff, ...)");
+}
 template <class... A>
-void __shfl_down(A...) { static_assert(sizeof...(A) < 0, "__shfl_down was removed from CUDA; use __shfl_down_sync(0xffffffff, ...)"); }
+void __shfl_down(A...) {
+  static_assert(sizeof...(A) < 0, "__shfl_down was removed from CUDA; use __shfl_down_sync(0xffffffff, ...)");
+}
 template <class... A>
-void __shfl_xor(A...) { static_assert(sizeof...(A) < 0, "__shfl_xor was removed from CUDA; use __shfl_xor_sync(0xffffffff, ...)"); }
+void __shfl_xor(A...) {
+  static_assert(sizeof...(A) < 0, "__shfl_xor was removed from CUDA; use __shfl_xor_sync(0xffffffff, ...)");
+}
 template <class... A>
-void __ballot(A...) { static_assert(sizeof...(A) < 0, "__ballot was removed from CUDA; use __ballot_sync(0xffffffff, ...)"); }
+void __ballot(A...) {
+  static_assert(sizeof...(A) < 0, "__ballot was removed from CUDA; use __ballot_sync(0xffffffff, ...)");
+}
 
 // ---- Atomics (std::atomic_ref: correct under contention from several workers) --------------
 namespace cudalab_cpu {
 template <class T>
-inline std::atomic_ref<T> aref(T* p) { return std::atomic_ref<T>(*p); }
+inline std::atomic_ref<T> aref(T* p) {
+  return std::atomic_ref<T>(*p);
+}
 template <class T, class F>
 inline T atomic_update(T* p, F f) {
   auto a = aref(p);
   T old = a.load(std::memory_order_relaxed);
-  while (!a.compare_exchange_weak(old, f(old), std::memory_order_relaxed)) {}
+  while (!a.compare_exchange_weak(old, f(old), std::memory_order_relaxed)) {
+  }
   return old;
 }
 }  // namespace cudalab_cpu
 
-#define CUDALAB_CPU_ATOMIC_ARITH(T)                                                                                  \
-  inline T atomicAdd(T* p, T v) { return cudalab_cpu::aref(p).fetch_add(v, std::memory_order_relaxed); }               \
-  inline T atomicAdd_block(T* p, T v) { return atomicAdd(p, v); }                                                     \
-  inline T atomicAdd_system(T* p, T v) { return atomicAdd(p, v); }                                                    \
-  inline T atomicExch(T* p, T v) { return cudalab_cpu::aref(p).exchange(v, std::memory_order_relaxed); }             \
-  inline T atomicMin(T* p, T v) { return cudalab_cpu::atomic_update(p, [v](T o) { return v < o ? v : o; }); }       \
-  inline T atomicMax(T* p, T v) { return cudalab_cpu::atomic_update(p, [v](T o) { return v > o ? v : o; }); }
+#define CUDALAB_CPU_ATOMIC_ARITH(T)                                                                      \
+  inline T atomicAdd(T* p, T v) { return cudalab_cpu::aref(p).fetch_add(v, std::memory_order_relaxed); } \
+  inline T atomicAdd_block(T* p, T v) { return atomicAdd(p, v); }                                        \
+  inline T atomicAdd_system(T* p, T v) { return atomicAdd(p, v); }                                       \
+  inline T atomicExch(T* p, T v) { return cudalab_cpu::aref(p).exchange(v, std::memory_order_relaxed); } \
+  inline T atomicMin(T* p, T v) {                                                                        \
+    return cudalab_cpu::atomic_update(p, [v](T o) { return v < o ? v : o; });                            \
+  }                                                                                                      \
+  inline T atomicMax(T* p, T v) {                                                                        \
+    return cudalab_cpu::atomic_update(p, [v](T o) { return v > o ? v : o; });                            \
+  }
 CUDALAB_CPU_ATOMIC_ARITH(int)
 CUDALAB_CPU_ATOMIC_ARITH(unsigned int)
 CUDALAB_CPU_ATOMIC_ARITH(unsigned long long)
@@ -556,14 +689,14 @@ CUDALAB_CPU_ATOMIC_ARITH(float)
 CUDALAB_CPU_ATOMIC_ARITH(double)
 #undef CUDALAB_CPU_ATOMIC_ARITH
 
-#define CUDALAB_CPU_ATOMIC_INT(T)                                                                                    \
-  inline T atomicSub(T* p, T v) { return cudalab_cpu::aref(p).fetch_sub(v, std::memory_order_relaxed); }             \
-  inline T atomicAnd(T* p, T v) { return cudalab_cpu::aref(p).fetch_and(v, std::memory_order_relaxed); }             \
-  inline T atomicOr(T* p, T v) { return cudalab_cpu::aref(p).fetch_or(v, std::memory_order_relaxed); }               \
-  inline T atomicXor(T* p, T v) { return cudalab_cpu::aref(p).fetch_xor(v, std::memory_order_relaxed); }             \
-  inline T atomicCAS(T* p, T compare, T v) {                                                                         \
-    cudalab_cpu::aref(p).compare_exchange_strong(compare, v, std::memory_order_relaxed);                             \
-    return compare; /* holds the old value whether or not the swap happened */                                       \
+#define CUDALAB_CPU_ATOMIC_INT(T)                                                                        \
+  inline T atomicSub(T* p, T v) { return cudalab_cpu::aref(p).fetch_sub(v, std::memory_order_relaxed); } \
+  inline T atomicAnd(T* p, T v) { return cudalab_cpu::aref(p).fetch_and(v, std::memory_order_relaxed); } \
+  inline T atomicOr(T* p, T v) { return cudalab_cpu::aref(p).fetch_or(v, std::memory_order_relaxed); }   \
+  inline T atomicXor(T* p, T v) { return cudalab_cpu::aref(p).fetch_xor(v, std::memory_order_relaxed); } \
+  inline T atomicCAS(T* p, T compare, T v) {                                                             \
+    cudalab_cpu::aref(p).compare_exchange_strong(compare, v, std::memory_order_relaxed);                 \
+    return compare; /* holds the old value whether or not the swap happened */                           \
   }
 CUDALAB_CPU_ATOMIC_INT(int)
 CUDALAB_CPU_ATOMIC_INT(unsigned int)
@@ -612,44 +745,58 @@ inline int __sad(int a, int b, unsigned c) { return int(c + unsigned(a > b ? a -
 
 // ---- Loads and math ------------------------------------------------------------------------------
 template <class T>
-inline T __ldg(const T* p) { return *p; }
+inline T __ldg(const T* p) {
+  return *p;
+}
 template <class T>
-inline T __ldcg(const T* p) { return *p; }
+inline T __ldcg(const T* p) {
+  return *p;
+}
 template <class T>
-inline T __ldca(const T* p) { return *p; }
+inline T __ldca(const T* p) {
+  return *p;
+}
 template <class T>
-inline T __ldcs(const T* p) { return *p; }
+inline T __ldcs(const T* p) {
+  return *p;
+}
 template <class T>
-inline T __ldlu(const T* p) { return *p; }
+inline T __ldlu(const T* p) {
+  return *p;
+}
 template <class T>
-inline void __stcg(T* p, T v) { *p = v; }
+inline void __stcg(T* p, T v) {
+  *p = v;
+}
 template <class T>
-inline void __stcs(T* p, T v) { *p = v; }
+inline void __stcs(T* p, T v) {
+  *p = v;
+}
 template <class T>
-inline void __stwb(T* p, T v) { *p = v; }
+inline void __stwb(T* p, T v) {
+  *p = v;
+}
 
 // CUDA's min/max accept mixed argument types and use the usual arithmetic conversions.
 template <class A, class B>
-  requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
+requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
 inline std::common_type_t<A, B> min(A a, B b) {
   using C = std::common_type_t<A, B>;
   return C(b) < C(a) ? C(b) : C(a);
 }
 template <class A, class B>
-  requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
+requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
 inline std::common_type_t<A, B> max(A a, B b) {
   using C = std::common_type_t<A, B>;
   return C(a) < C(b) ? C(b) : C(a);
 }
 // min(s[t], s[t + 16]) on volatile shared memory: the values, read in turn.
 template <class A, class B>
-  requires(cudalab_cpu::is_lockstep_v<A> || cudalab_cpu::is_lockstep_v<B>)
-inline auto min(const A& a, const B& b) {
+requires(cudalab_cpu::is_lockstep_v<A> || cudalab_cpu::is_lockstep_v<B>) inline auto min(const A& a, const B& b) {
   return min(cudalab_cpu::lockstep_value_t<A>(a), cudalab_cpu::lockstep_value_t<B>(b));
 }
 template <class A, class B>
-  requires(cudalab_cpu::is_lockstep_v<A> || cudalab_cpu::is_lockstep_v<B>)
-inline auto max(const A& a, const B& b) {
+requires(cudalab_cpu::is_lockstep_v<A> || cudalab_cpu::is_lockstep_v<B>) inline auto max(const A& a, const B& b) {
   return max(cudalab_cpu::lockstep_value_t<A>(a), cudalab_cpu::lockstep_value_t<B>(b));
 }
 inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
@@ -668,8 +815,14 @@ inline float __log10f(float x) { return std::log10(x); }
 inline float __sinf(float x) { return std::sin(x); }
 inline float __cosf(float x) { return std::cos(x); }
 inline float __tanf(float x) { return std::tan(x); }
-inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
-inline void sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
+inline void __sincosf(float x, float* s, float* c) {
+  *s = std::sin(x);
+  *c = std::cos(x);
+}
+inline void sincosf(float x, float* s, float* c) {
+  *s = std::sin(x);
+  *c = std::cos(x);
+}
 inline float __powf(float a, float b) { return std::pow(a, b); }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
@@ -699,10 +852,11 @@ inline float saturate(float x) { return __saturatef(x); }
 // fmaf, sqrtf, fminf, fmaxf, expf, ... come from <math.h> as in host code.
 
 // ---- Features the CPU backend cannot run: a clear message instead of a puzzle ---------------
-#define CUDALAB_CPU_UNSUPPORTED_TEMPLATE(name, what)                                           \
-  template <class... A>                                                                        \
-  inline void name(A...) {                                                                     \
-    static_assert(sizeof...(A) < 0, "the cudalab CPU backend cannot run " what "; run this lab on a GPU (BACKEND=cuda)"); \
+#define CUDALAB_CPU_UNSUPPORTED_TEMPLATE(name, what)                                                    \
+  template <class... A>                                                                                 \
+  inline void name(A...) {                                                                              \
+    static_assert(sizeof...(A) < 0,                                                                     \
+                  "the cudalab CPU backend cannot run " what "; run this lab on a GPU (BACKEND=cuda)"); \
   }
 CUDALAB_CPU_UNSUPPORTED_TEMPLATE(tex1Dfetch, "textures (tex1Dfetch)")
 CUDALAB_CPU_UNSUPPORTED_TEMPLATE(tex1D, "textures (tex1D)")
@@ -712,7 +866,8 @@ CUDALAB_CPU_UNSUPPORTED_TEMPLATE(surf2Dread, "surfaces (surf2Dread)")
 CUDALAB_CPU_UNSUPPORTED_TEMPLATE(surf2Dwrite, "surfaces (surf2Dwrite)")
 CUDALAB_CPU_UNSUPPORTED_TEMPLATE(cudaCreateTextureObject, "textures (cudaCreateTextureObject)")
 CUDALAB_CPU_UNSUPPORTED_TEMPLATE(cudaCreateSurfaceObject, "surfaces (cudaCreateSurfaceObject)")
-CUDALAB_CPU_UNSUPPORTED_TEMPLATE(cudaLaunchCooperativeKernel, "grid-wide cooperative launches (cudaLaunchCooperativeKernel)")
+CUDALAB_CPU_UNSUPPORTED_TEMPLATE(cudaLaunchCooperativeKernel,
+                                 "grid-wide cooperative launches (cudaLaunchCooperativeKernel)")
 CUDALAB_CPU_UNSUPPORTED_TEMPLATE(cudaGraphCreate, "CUDA graphs (cudaGraphCreate)")
 CUDALAB_CPU_UNSUPPORTED_TEMPLATE(cudaStreamBeginCapture, "CUDA graphs (cudaStreamBeginCapture)")
 #undef CUDALAB_CPU_UNSUPPORTED_TEMPLATE
@@ -722,7 +877,9 @@ typedef unsigned long long cudaSurfaceObject_t;
 // ---- Host runtime API (harness/runner/emulator/runtime.cpp) -------------------------------------------
 cudaError_t cudaMalloc(void** p, size_t bytes);
 template <class T>
-inline cudaError_t cudaMalloc(T** p, size_t bytes) { return cudaMalloc(reinterpret_cast<void**>(p), bytes); }
+inline cudaError_t cudaMalloc(T** p, size_t bytes) {
+  return cudaMalloc(reinterpret_cast<void**>(p), bytes);
+}
 cudaError_t cudaMallocManaged(void** p, size_t bytes, unsigned flags = cudaMemAttachGlobal);
 template <class T>
 inline cudaError_t cudaMallocManaged(T** p, size_t bytes, unsigned flags = cudaMemAttachGlobal) {
@@ -730,7 +887,9 @@ inline cudaError_t cudaMallocManaged(T** p, size_t bytes, unsigned flags = cudaM
 }
 cudaError_t cudaMallocHost(void** p, size_t bytes);
 template <class T>
-inline cudaError_t cudaMallocHost(T** p, size_t bytes) { return cudaMallocHost(reinterpret_cast<void**>(p), bytes); }
+inline cudaError_t cudaMallocHost(T** p, size_t bytes) {
+  return cudaMallocHost(reinterpret_cast<void**>(p), bytes);
+}
 cudaError_t cudaHostAlloc(void** p, size_t bytes, unsigned flags);
 template <class T>
 inline cudaError_t cudaHostAlloc(T** p, size_t bytes, unsigned flags) {
@@ -802,7 +961,9 @@ inline cudaError_t cudaFuncSetAttribute(const char* call_text, F*, cudaFuncAttri
 }
 #define cudaFuncSetAttribute(...) cudaFuncSetAttribute(#__VA_ARGS__, __VA_ARGS__)
 template <class F>
-inline cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) {
+  return cudaSuccess;
+}
 template <class F>
 inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, F*) {
   *a = cudaFuncAttributes{};
@@ -851,7 +1012,8 @@ inline cudaError_t cudaLaunchKernel(void (*f)(P...), dim3 grid, dim3 block, void
     cudalab_cpu::launch(__FILE__, __LINE__, "cudaLaunchKernel", call, grid, block, smem,
                         stream)(*static_cast<std::remove_cvref_t<P>*>(args[I])...);
     return cudaPeekAtLastError();
-  }(std::index_sequence_for<P...>{});
+  }
+  (std::index_sequence_for<P...>{});
 }
 
 // The emulator's controls (the schedule, workers, observers, notes) are not declared here:

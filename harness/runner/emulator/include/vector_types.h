@@ -3,16 +3,24 @@
 #pragma once
 
 #define CUDALAB_CPU_VEC2(T, name, al) \
-  struct alignas(al) name { T x, y; }; \
+  struct alignas(al) name {           \
+    T x, y;                           \
+  };                                  \
   inline name make_##name(T x, T y) { return name{x, y}; }
 #define CUDALAB_CPU_VEC3(T, name) \
-  struct name { T x, y, z; }; \
+  struct name {                   \
+    T x, y, z;                    \
+  };                              \
   inline name make_##name(T x, T y, T z) { return name{x, y, z}; }
 #define CUDALAB_CPU_VEC4(T, name, al) \
-  struct alignas(al) name { T x, y, z, w; }; \
+  struct alignas(al) name {           \
+    T x, y, z, w;                     \
+  };                                  \
   inline name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
 #define CUDALAB_CPU_VEC1(T, name, al) \
-  struct alignas(al) name { T x; }; \
+  struct alignas(al) name {           \
+    T x;                              \
+  };                                  \
   inline name make_##name(T x) { return name{x}; }
 
 CUDALAB_CPU_VEC1(float, float1, 4)

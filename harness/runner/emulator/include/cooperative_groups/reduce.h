@@ -40,14 +40,22 @@ namespace details {
 // The emulator's warp reduction for Op over values of type V, or -1 where there is none.
 template <class Op, class V>
 constexpr int redux_op() {
-  if constexpr (!std::is_same_v<V, int> && !std::is_same_v<V, unsigned>) return -1;
-  else if constexpr (std::is_same_v<Op, plus<V>>) return cudalab_cpu::kReduceAdd;
-  else if constexpr (std::is_same_v<Op, less<V>>) return cudalab_cpu::kReduceMin;
-  else if constexpr (std::is_same_v<Op, greater<V>>) return cudalab_cpu::kReduceMax;
-  else if constexpr (std::is_same_v<Op, bit_and<V>>) return cudalab_cpu::kReduceAnd;
-  else if constexpr (std::is_same_v<Op, bit_or<V>>) return cudalab_cpu::kReduceOr;
-  else if constexpr (std::is_same_v<Op, bit_xor<V>>) return cudalab_cpu::kReduceXor;
-  else return -1;
+  if constexpr (!std::is_same_v<V, int> && !std::is_same_v<V, unsigned>)
+    return -1;
+  else if constexpr (std::is_same_v<Op, plus<V>>)
+    return cudalab_cpu::kReduceAdd;
+  else if constexpr (std::is_same_v<Op, less<V>>)
+    return cudalab_cpu::kReduceMin;
+  else if constexpr (std::is_same_v<Op, greater<V>>)
+    return cudalab_cpu::kReduceMax;
+  else if constexpr (std::is_same_v<Op, bit_and<V>>)
+    return cudalab_cpu::kReduceAnd;
+  else if constexpr (std::is_same_v<Op, bit_or<V>>)
+    return cudalab_cpu::kReduceOr;
+  else if constexpr (std::is_same_v<Op, bit_xor<V>>)
+    return cudalab_cpu::kReduceXor;
+  else
+    return -1;
 }
 
 }  // namespace details
@@ -90,8 +98,8 @@ struct reduce_refused {
 }  // namespace details
 
 template <class Group, class T, class Op>
-  requires(!details::is_tile<Group>)
-inline typename details::reduce_refused<Group>::type reduce(const Group&, const T&, Op&&) {
+requires(!details::is_tile<Group>) inline typename details::reduce_refused<Group>::type
+    reduce(const Group&, const T&, Op&&) {
   return 0;
 }
 
