@@ -21,19 +21,6 @@ void take_emulator_verdicts(std::vector<CheckOutcome>& checks, const std::vector
       c = *same;
       continue;
     }
-    // A check the race detector found racy: on a GPU its answers change from run to run (9 or 11
-    // of 33 points for one file, issue 30), while the detector names the race every time. Its
-    // verdict is the detector's, so that the file scores the same on every run.
-    if (same != emulator.end() && same->cause == "race" && !emulator_judged(c)) {
-      c.status = same->status;
-      c.cause = same->cause;
-      c.message = same->message;
-      c.details = same->details;
-      c.details.push_back(
-          "judged by the CPU backend's race detector, which found a race in this check: a race's "
-          "answers on a GPU change from run to run, this verdict does not");
-      continue;
-    }
     if (!emulator_judged(c)) continue;
     if (same == emulator.end()) {
       c.details.push_back("the CPU backend's run of your file has no check " + c.id + ", so this is the GPU's verdict");

@@ -584,32 +584,6 @@ TEST_CASE("emulator verdicts: the emulator-judged checks take the emulator run's
   CHECK_FALSE(has_emulator_checks({gpu_sum}));
 }
 
-TEST_CASE("emulator verdicts: a check the race detector found racy takes its verdict, whatever the GPU's run gave") {
-  CheckOutcome gpu_racy;
-  gpu_racy.id = "b1024_plus_one";
-  gpu_racy.status = "pass";  // this run's luck on a GPU: the next run may fail it
-  CheckOutcome gpu_clean = gpu_racy;
-  gpu_clean.id = "one_element";
-  CheckOutcome cpu_racy = gpu_racy;
-  cpu_racy.status = "fail";
-  cpu_racy.cause = "race";
-  cpu_racy.message = "a data race on shared memory (s): ...";
-  CheckOutcome cpu_clean = gpu_clean;
-  cpu_clean.status = "fail";  // a wrong answer the emulator alone saw: not a race, not taken
-  cpu_clean.cause = "wrong_values";
-  for (const char* gpu_status : {"pass", "fail"}) {
-    CAPTURE(gpu_status);
-    gpu_racy.status = gpu_status;
-    std::vector<CheckOutcome> checks = {gpu_clean, gpu_racy};
-    take_emulator_verdicts(checks, {cpu_clean, cpu_racy});
-    CHECK(checks[0].status == "pass");
-    CHECK(checks[1].status == "fail");
-    CHECK(checks[1].cause == "race");
-    CHECK(checks[1].message == cpu_racy.message);
-    CHECK(checks[1].details.back().find("race detector") != std::string::npos);
-  }
-}
-
 TEST_CASE("emulator meeting: a student is finished once, when both halves are in, whichever comes first") {
   GradingContext ctx;
   ctx.work = std::filesystem::temp_directory_path();
