@@ -1187,7 +1187,13 @@ cudaError_t launch_kernel(const LaunchSite& site, dim3 grid, dim3 block, size_t 
 #endif
   run_on_pool(L);
 #if defined(CUDALAB_CPU_RACE)
-  note_races(race::launch_end(kernel_text(L)));
+  {
+    std::vector<std::string> races = race::launch_end(kernel_text(L));
+    // A launch that faulted is reported by its fault. The detector's hooks run before each access,
+    // so it saw the faulting stores as if they had happened: its notes would be about writes that
+    // never were (two blocks "racing" on the wild address itself).
+    if (!L.failed) note_races(races);
+  }
 #endif
 #if defined(CUDALAB_CPU_PROFILE)
   profile::launch_end(site.kernel, site.file, site.line, grid.x, grid.y, grid.z, L.threads, smem);
