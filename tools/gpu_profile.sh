@@ -48,6 +48,9 @@ profile_size() {
   esac
 }
 elements() { echo "$1" | awk -Fx '{ e = 1; for (i = 1; i <= NF; i++) e *= $i; printf "%.0f\n", e }'; }
+# The multiply-adds of a matrix product (labs 5 and 9: M N K, the size's product), for the
+# data-reuse finding; none for the other labs.
+multiply_adds() { case $1 in 5 | 9) elements "$(profile_size "$1")" ;; *) echo 0 ;; esac; }
 
 # A few metrics per question; a name this ncu or GPU does not list is left out (ncu refuses a
 # whole run for one unknown metric). The launch figures (launch__*, device__*) are not asked for:
@@ -60,10 +63,12 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum l1tex__data_bank_confli
 smsp__inst_executed_op_shared_ld.sum smsp__inst_executed_op_shared_st.sum
 l1tex__t_requests_pipe_lsu_mem_global_op_red.sum l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum
 smsp__thread_inst_executed_per_inst_executed.ratio smsp__thread_inst_executed_pred_on_per_inst_executed.ratio
-sm__warps_active.avg.pct_of_peak_sustained_active smsp__inst_executed_op_barrier.sum"
-# The list, once per ncu (its --query-metrics takes seconds).
+sm__warps_active.avg.pct_of_peak_sustained_active smsp__inst_executed_op_barrier.sum
+sm__sass_data_bytes_mem_global_op_ld.sum sm__sass_data_bytes_mem_global_op_ldgsts.sum
+sm__sass_data_bytes_mem_shared_op_ld.sum smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
+# The list, once per ncu and WANTED (its --query-metrics takes seconds).
 metrics_known() {
-  local list="$CACHE/metrics-$("$NCU" --version 2>/dev/null | tail -n1 | tr -c 'A-Za-z0-9.\n' _).txt"
+  local list="$CACHE/metrics-$("$NCU" --version 2>/dev/null | tail -n1 | tr -c 'A-Za-z0-9.\n' _)-$(echo "$WANTED" | cksum | cut -d' ' -f1).txt"
   if [ ! -s "$list" ]; then
     local known kept=()
     known=$("$NCU" --query-metrics 2>/dev/null | awk '{ print $1 }')
@@ -104,7 +109,7 @@ digest() {
   shift 4
   profile_runner "$lab" "$runner" "$OUT/$name" || { echo "not profiled: ncu failed ($OUT/$name.log)"; return 1; }
   ref=$(reference_csv "$lab" "$reference") || { echo "not profiled: ncu failed on the reference ($CACHE/ref$lab-*.log)"; return 1; }
-  "$DIGEST" --elements "$(elements "$(profile_size "$lab")")" --yours "$OUT/$name.csv" --reference "$ref" "$@"
+  "$DIGEST" --elements "$(elements "$(profile_size "$lab")")" --multiply-adds "$(multiply_adds "$lab")" --yours "$OUT/$name.csv" --reference "$ref" "$@"
 }
 
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <optional>
 
@@ -197,6 +198,17 @@ ProfileFigures read_ncu_csv(const std::string& csv_text, const std::vector<std::
     k.atomic_ops += atomics * 32 * (lane_share > 0 ? lane_share : 1);
     k.atomic_most_on_one = std::max(k.atomic_most_on_one, k.atomic_ops);
     k.barriers += get("smsp__inst_executed_op_barrier.sum") / std::max(1.0, std::ceil(k.threads / 32));
+    // Data reuse in a matrix product: the bytes every lane loaded from global memory (plain loads
+    // and cp.async copies into shared memory) and from shared memory, and the FFMAs, per thread;
+    // each added up over the launches where the report has it, absent where it has none.
+    auto sum_of = [&](std::optional<double>& into, std::initializer_list<const char*> metrics) {
+      for (const char* m : metrics)
+        if (has(m)) into = into.value_or(0) + get(m);
+    };
+    sum_of(k.global_load_bytes,
+           {"sm__sass_data_bytes_mem_global_op_ld.sum", "sm__sass_data_bytes_mem_global_op_ldgsts.sum"});
+    sum_of(k.shared_load_bytes, {"sm__sass_data_bytes_mem_shared_op_ld.sum"});
+    sum_of(k.fmas, {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"});
     // The stall reason with the most samples, by its name in the metric.
     double most = 0;
     for (const auto& [metric, i] : col) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 namespace cudalab {
@@ -23,6 +24,9 @@ struct Summary {
   double s_requests = 0, s_wavefronts = 0, s_ideal = 0;
   double lanes = 0, lanes_possible = 0;
   double atomics = 0, atomic_most = 0, barriers = 0;
+  double g_load_values = 0, s_load_values = 0;  // 4-byte values the threads loaded, every lane's
+  double fmas = 0;  // FFMA thread instructions, where every kernel's were measured (a GPU's)
+  bool fmas_measured = true;
   const KernelFigures* main = nullptr;  // the kernel that does the most memory work
   double grid = 0, occupancy = 0;
   std::string occupancy_limit;
@@ -55,6 +59,23 @@ std::pair<double, std::string> occupancy(const KernelFigures& k, const GpuModel&
   return {std::min(1.0, blocks * warps / (g.threads_per_sm / 32)), limit};
 }
 
+// The values a kernel's threads loaded: a GPU's SASS counters where measured, else the emulator's
+// lines (a lane's float4 is four values, a broadcast word one value for every lane that asked).
+void add_loaded_values(const KernelFigures& k, Summary& s) {
+  double global = 0, shared = 0;
+  for (const auto& l : k.lines)
+    if (l.kind == AccessKind::GlobalLoad)
+      global += l.bytes;
+    else if (l.kind == AccessKind::SharedLoad)
+      shared += l.bytes;
+  s.g_load_values += k.global_load_bytes.value_or(global) / 4;
+  s.s_load_values += k.shared_load_bytes.value_or(shared) / 4;
+  if (k.fmas)
+    s.fmas += *k.fmas;
+  else
+    s.fmas_measured = false;
+}
+
 Summary summarize(const ProfileFigures& f, const GpuModel& g) {
   Summary s;
   double best = -1;
@@ -63,6 +84,7 @@ Summary summarize(const ProfileFigures& f, const GpuModel& g) {
     s.atomics += k.atomic_ops;
     s.atomic_most = std::max(s.atomic_most, k.atomic_most_on_one);
     s.barriers += k.barriers;
+    add_loaded_values(k, s);
     for (const auto& l : k.lines) {
       s.lanes += l.lanes, s.lanes_possible += l.lanes_possible;
       if (is_global(l.kind)) {
@@ -93,10 +115,18 @@ std::string num(double v, int digits = 1) {
   return t;
 }
 std::string pct(double v) { return num(100 * v, 0) + "%"; }
+// How many multiply-adds a loaded value takes part in, from values loaded per multiply-add (each
+// multiply-add takes two).
+std::string times_used(double values_per_fma) {
+  const double uses = 2 / values_per_fma;
+  if (uses < 1.25) return "once";
+  if (uses < 2.5) return "twice";
+  return num(uses, 0) + " times";
+}
 
 // The line of a run, over lines of `which`, that most exceeds the fewest units, or most idles
 // lanes, or (neither) makes the most requests.
-enum class Worst { Units, Lanes, Requests };
+enum class Worst { Units, Lanes, Requests, Bytes };
 const LineFigures* worst_line(const ProfileFigures& f, bool (*which)(AccessKind), Worst by) {
   const LineFigures* worst = nullptr;
   double most = 0;
@@ -105,6 +135,7 @@ const LineFigures* worst_line(const ProfileFigures& f, bool (*which)(AccessKind)
       if (!which(l.kind)) continue;
       const double waste = by == Worst::Lanes   ? l.lanes_possible - l.lanes
                            : by == Worst::Units ? l.units - l.ideal_units
+                           : by == Worst::Bytes ? l.bytes
                                                 : l.requests;
       if (waste > most) most = waste, worst = &l;
     }
@@ -115,6 +146,7 @@ bool any_shared(AccessKind k) { return !is_global(k); }
 bool any_access(AccessKind) { return true; }
 bool global_atomic(AccessKind k) { return k == AccessKind::GlobalAtomic; }
 bool global_load(AccessKind k) { return k == AccessKind::GlobalLoad; }
+bool shared_load(AccessKind k) { return k == AccessKind::SharedLoad; }
 
 struct Finding {
   Finding(std::string i, double s) : id(std::move(i)), severity(s) {}
@@ -133,6 +165,33 @@ const char* access_words(AccessKind k) {
     case AccessKind::SharedAtomic: return "shared-memory atomic";
   }
   return "access";
+}
+
+// Data reuse in a matrix product, from one memory (global or shared): the values the threads load
+// from it per multiply-add. Two per multiply-add is none at all (both operands loaded for it);
+// shared-memory tiles bring global memory's down by the tile's width, registers holding a patch
+// of C per thread bring shared memory's down by the patch's. Bad in itself above `bad` (a value
+// used fewer than 2 / bad times), and a finding at twice the reference's or more.
+struct ReuseFigures {
+  double yours = 0, reference = 0;  // values loaded per multiply-add
+};
+std::optional<Finding> reuse_finding(bool global, const ReuseFigures& v, const std::string& how,
+                                     const std::string& where) {
+  const double bad = global ? 0.125 : 0.5;
+  if (v.yours < bad || v.yours < 2 * v.reference) return std::nullopt;
+  const std::string memory = global ? "global memory" : "shared memory";
+  Finding f{global ? "reuse_global" : "reuse_shared", std::min(64.0, v.yours / std::max(v.reference, 1e-3))};
+  f.first = how + ": data reuse from " + memory + " is the limiter, " + where + ": your threads load " +
+            num(v.yours, 2) + " values from " + memory + " for every multiply-add, so each value is used " +
+            times_used(v.yours) + ".";
+  f.beside = "The reference solution loads " + num(v.reference, 2) + " per multiply-add, each value used " +
+             times_used(std::max(v.reference, 1e-3)) + ".";
+  f.action = global ? "Let a block fetch tiles of A and B into shared memory once and compute from there (lab 5's "
+                      "tiles): each value fetched then serves a whole row or column of threads."
+                    : "Give each thread several outputs, held in registers (a patch of C, 4 x 4 or more): at each "
+                      "step of k it reads a few values of A and of B once and multiplies each by all the others.";
+  f.also = "data reuse from " + memory;
+  return f;
 }
 
 }  // namespace
@@ -266,6 +325,18 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
     f.also = "narrow loads";
     found.push_back(f);
   }
+  // Data reuse, where the lab is a matrix product: per multiply-add a GPU's measured FFMAs (both
+  // runs'), else the problem's own count, which every correct kernel does.
+  const bool measured_fmas = y.fmas_measured && r.fmas_measured && y.fmas > 0 && r.fmas > 0;
+  const double y_fmas = measured_fmas ? y.fmas : in.multiply_adds, r_fmas = measured_fmas ? r.fmas : in.multiply_adds;
+  const ReuseFigures g_reuse{ratio(y.g_load_values, y_fmas), ratio(r.g_load_values, r_fmas)},
+      s_reuse{ratio(y.s_load_values, y_fmas), ratio(r.s_load_values, r_fmas)};
+  if (in.multiply_adds > 0) {
+    if (auto f = reuse_finding(true, g_reuse, how, at(worst_line(*in.yours, global_load, Worst::Bytes))))
+      found.push_back(*f);
+    if (auto f = reuse_finding(false, s_reuse, how, at(worst_line(*in.yours, shared_load, Worst::Bytes))))
+      found.push_back(*f);
+  }
   // Occupancy from the block's size and shared memory.
   if (y.main && r.main && y.occupancy < 0.5 && y.occupancy <= 0.75 * r.occupancy) {
     Finding f{"occupancy", r.occupancy / std::max(0.01, y.occupancy)};
@@ -295,8 +366,8 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
                    [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
   if (found.empty()) {
     d.limiter = "none";
-    d.sentences.push_back(how +
-                          ": nothing stands out against the reference solution: your memory accesses, "
+    d.sentences.push_back(how + ": nothing stands out against the reference solution: your memory accesses, " +
+                          (in.multiply_adds > 0 ? "data reuse, " : "") +
                           "shared-memory banks, busy lanes, atomics and launch size are in line with its own.");
     d.sentences.push_back(
         "What is left is the work itself: compare your time with the reference's in the table above.");
@@ -325,6 +396,10 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   if (y_spread >= 0 || r_spread >= 0)
     row("idle lanes in working warps (GPU)", y_spread >= 0 ? num(y_spread, 2) : "-",
         r_spread >= 0 ? num(r_spread, 2) : "-");
+  if (in.multiply_adds > 0) {
+    row("global values loaded per multiply-add", num(g_reuse.yours, 3), num(g_reuse.reference, 3));
+    row("shared values loaded per multiply-add", num(s_reuse.yours, 3), num(s_reuse.reference, 3));
+  }
   row("global atomics per 1000 elements", num(1000 * y_atom, 2), num(1000 * r_atom, 2));
   row("__syncthreads() per 1000 elements", num(1000 * y_bar, 2), num(1000 * r_bar, 2));
   row("blocks in the largest launch", num(y.grid, 0), num(r.grid, 0));

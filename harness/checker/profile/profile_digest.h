@@ -32,6 +32,9 @@ struct ProfileInputs {
   const ProfileFigures* yours = nullptr;
   const ProfileFigures* reference = nullptr;
   double elements = 1;  // the problem's size (elements of the input)
+  // The multiply-adds the problem needs, which every correct kernel does (a matrix product's
+  // M N K); 0 where the lab is no product. Data reuse is judged against them.
+  double multiply_adds = 0;
   bool measured = false;  // a GPU's figures (Nsight Compute) rather than the emulator's estimate
   GpuModel gpu;
   // A place the student's figures name, as the report may show it ("" when it may not).

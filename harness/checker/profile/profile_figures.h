@@ -46,6 +46,11 @@ struct KernelFigures {
   // instructions executed). Idle lanes spread over working warps (`tid % (2 * s)`) keep the
   // second high; idle lanes gathered in whole idle warps (`tid < s`) make it low.
   std::optional<double> pred_on_share, shared_working_share;
+  // Measured on a GPU (the SASS counters), for data reuse in a matrix product: the bytes its
+  // threads loaded from global memory (plain loads and cp.async copies) and from shared memory,
+  // every lane's counted, and its FFMA instructions, per thread. The CPU backend has no FMA
+  // counter: there the lines' bytes give the loads and the lab's problem the multiply-adds.
+  std::optional<double> global_load_bytes, shared_load_bytes, fmas;
 };
 
 struct ProfileFigures {

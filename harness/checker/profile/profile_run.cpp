@@ -21,6 +21,13 @@ Shape profile_shape(int lab) {
   }
 }
 
+// The multiply-adds the lab's problem needs at `shape`: a matrix product's M N K (labs 5 and 9,
+// whose shape is M x N x K), else 0. The emulator counts loads, not arithmetic: every correct
+// product does these, so data reuse is judged against them.
+double profile_multiply_adds(int lab, const Shape& shape) {
+  return (lab == 5 || lab == 9) && shape.dims.size() == 3 ? double(shape.elements()) : 0;
+}
+
 namespace {
 
 struct OneRun {
@@ -74,6 +81,7 @@ ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t s
       in.yours = &yours.figures;
       in.reference = &reference.figures;
       in.elements = double(p.shape.elements());
+      in.multiply_adds = profile_multiply_adds(suite.number, p.shape);
       in.your_place = [&](const std::string& place) {
         const size_t colon = place.find_last_of(':');
         if (colon == std::string::npos || colon + 1 >= place.size() || colon + 1 + 9 < place.size() ||

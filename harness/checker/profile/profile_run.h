@@ -21,6 +21,8 @@ struct ProfileSection {
 // The size a lab is profiled at on the CPU backend: large enough to launch more blocks than an
 // H100 has SMs, small enough to emulate with every access counted in a second or two.
 Shape profile_shape(int lab);
+// The multiply-adds lab `lab` needs at `shape`: M N K for the matrix products (labs 5 and 9), else 0.
+double profile_multiply_adds(int lab, const Shape& shape);
 
 // Runs the two profile runners named in opt (after the checks: the checks' runner is finished).
 ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t seed);

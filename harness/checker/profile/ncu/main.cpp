@@ -2,7 +2,10 @@
 // the reference solution's, as raw CSV), in the same words as the CPU backend's, marked
 // "measured". tools/gpu_profile.sh runs it; it reads files only, so it is built on any machine.
 //
-//   profile-ncu --elements N --yours A.csv --reference B.csv [--first-sentence]
+//   profile-ncu --elements N [--multiply-adds F] --yours A.csv --reference B.csv [--first-sentence]
+//
+// --multiply-adds: a matrix product's M N K (labs 5 and 9), which turns on the data-reuse finding;
+// the FFMAs Nsight Compute measured stand in for it where both reports have them.
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -23,7 +26,7 @@ std::string read_file(const std::string& path) {
 
 int main(int argc, char** argv) {
   std::string yours, reference;
-  double elements = 1;
+  double elements = 1, multiply_adds = 0;
   bool first_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -33,10 +36,14 @@ int main(int argc, char** argv) {
       reference = argv[++i];
     else if (a == "--elements" && i + 1 < argc)
       elements = std::strtod(argv[++i], nullptr);
+    else if (a == "--multiply-adds" && i + 1 < argc)
+      multiply_adds = std::strtod(argv[++i], nullptr);
     else if (a == "--first-sentence")
       first_only = true;
     else {
-      std::fprintf(stderr, "usage: profile-ncu --elements N --yours A.csv --reference B.csv [--first-sentence]\n");
+      std::fprintf(stderr,
+                   "usage: profile-ncu --elements N [--multiply-adds F] --yours A.csv --reference B.csv "
+                   "[--first-sentence]\n");
       return 2;
     }
   }
@@ -53,6 +60,7 @@ int main(int argc, char** argv) {
   in.yours = &y;
   in.reference = &r;
   in.elements = elements;
+  in.multiply_adds = multiply_adds;
   in.measured = true;
   // The GPU that was measured, by its own name ("NVIDIA H200"), and its SMs' limits.
   if (!y.device.empty()) in.gpu.name = y.device;
