@@ -140,7 +140,8 @@ TEST_CASE("profile digest: data reuse in a matrix product, from global and from 
   CHECK(d.sentences[0].find("data reuse from global memory is the limiter, at labs/lab5.cu:31") != std::string::npos);
   CHECK(d.sentences[0].find("load 2 values from global memory for every multiply-add, so each value is used once") !=
         std::string::npos);
-  CHECK(d.sentences[1].find("0.06 per multiply-add, each value used 32 times") != std::string::npos);
+  CHECK(d.sentences[1].find("loads 0.06 values from global memory per multiply-add, each used 32 times") !=
+        std::string::npos);
   // The tiled product against a register-tiled one (lab 9's): shared memory's reuse is named, at
   // the shared-memory line, and global memory's too, after it.
   const ProfileFigures registers = product(kFmas / 64 * 4, 0.1875 * kFmas * 4);

@@ -184,8 +184,8 @@ std::optional<Finding> reuse_finding(bool global, const ReuseFigures& v, const s
   f.first = how + ": data reuse from " + memory + " is the limiter, " + where + ": your threads load " +
             num(v.yours, 2) + " values from " + memory + " for every multiply-add, so each value is used " +
             times_used(v.yours) + ".";
-  f.beside = "The reference solution loads " + num(v.reference, 2) + " per multiply-add, each value used " +
-             times_used(std::max(v.reference, 1e-3)) + ".";
+  f.beside = "The reference solution loads " + num(v.reference, 2) + " values from " + memory +
+             " per multiply-add, each used " + times_used(std::max(v.reference, 1e-3)) + ".";
   f.action = global ? "Let a block fetch tiles of A and B into shared memory once and compute from there (lab 5's "
                       "tiles): each value fetched then serves a whole row or column of threads."
                     : "Give each thread several outputs, held in registers (a patch of C, 4 x 4 or more): at each "
@@ -331,11 +331,15 @@ ProfileDigest digest_profile(const ProfileInputs& in) {
   const double y_fmas = measured_fmas ? y.fmas : in.multiply_adds, r_fmas = measured_fmas ? r.fmas : in.multiply_adds;
   const ReuseFigures g_reuse{ratio(y.g_load_values, y_fmas), ratio(r.g_load_values, r_fmas)},
       s_reuse{ratio(y.s_load_values, y_fmas), ratio(r.s_load_values, r_fmas)};
+  // Where: the line that loads the most, else (a GPU's report without per-kind lines) the kernel.
+  auto loads_at = [&](bool (*which)(AccessKind)) {
+    const LineFigures* l = worst_line(*in.yours, which, Worst::Bytes);
+    const std::string kernel = y.main ? in.your_place(y.main->place) : "";
+    return l || kernel.empty() ? at(l) : "at " + kernel;
+  };
   if (in.multiply_adds > 0) {
-    if (auto f = reuse_finding(true, g_reuse, how, at(worst_line(*in.yours, global_load, Worst::Bytes))))
-      found.push_back(*f);
-    if (auto f = reuse_finding(false, s_reuse, how, at(worst_line(*in.yours, shared_load, Worst::Bytes))))
-      found.push_back(*f);
+    if (auto f = reuse_finding(true, g_reuse, how, loads_at(global_load))) found.push_back(*f);
+    if (auto f = reuse_finding(false, s_reuse, how, loads_at(shared_load))) found.push_back(*f);
   }
   // Occupancy from the block's size and shared memory.
   if (y.main && r.main && y.occupancy < 0.5 && y.occupancy <= 0.75 * r.occupancy) {
