@@ -79,7 +79,20 @@
 //      make lab7                          build, check, then time your code
 //      make lab7 ARGS="--only warp_plus_one"
 //      make lab7 ARGS="--size 3000000"    check and time one size of your choice
+//      make lab7 PROFILE=1                after the timing: why it is slow, beside the reference
 //      make solution7                     the reference solution, for comparison
+//
+//  READING PROFILE=1
+//  -----------------
+//  Its first sentence names what limits your kernel and where: "X is the limiter, at
+//  labs/FILE.cu:LINE: ...", with the figure that shows it. The next says the same figure for
+//  the reference solution, the one after what to change; a last one lists anything else that is
+//  worse than the reference. The limiters: uncoalesced accesses, bank conflicts, divergent
+//  warps, atomics on one address, too few blocks, narrow loads, low occupancy, barriers and, in
+//  a matrix product, data reuse (values loaded per multiply-add). "Estimated": the CPU backend
+//  counted every access your threads made and judged them for an H100; "measured": Nsight
+//  Compute on a GPU. "Nothing stands out": your kernel works as the reference's does, and the
+//  times above say the rest. Fix the first limiter, then run it again.
 //
 //  WHAT THE CHECKS MEAN
 //  --------------------
