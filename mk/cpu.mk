@@ -11,7 +11,8 @@
 # CHECK= takes the same names as on a GPU (Makefile), each mapped to a build of the runner:
 #   memcheck (asan)   AddressSanitizer + UBSan bounds checks (fibers annotated)
 #   racecheck (race)  the emulator's race detector (harness/runner/emulator/race.h): lab code compiled with
-#                     -fsanitize=thread's hooks, which race.cpp defines itself (no libtsan)
+#                     -fsanitize=thread's hooks, which race.cpp defines itself (no libtsan), and with
+#                     -fsanitize=bounds, whose handler bounds.cpp defines (no libubsan)
 #   synccheck         the default build: its barrier and warp checks are always on
 #   initcheck         the memcheck build (AddressSanitizer does not see reads of memory never
 #                     written; the harness's NaN-poisoned outputs show most of those anyway)
