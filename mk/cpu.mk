@@ -11,7 +11,8 @@
 # CHECK= takes the same names as on a GPU (Makefile), each mapped to a build of the runner:
 #   memcheck (asan)   AddressSanitizer + UBSan bounds checks (fibers annotated)
 #   racecheck (race)  the emulator's race detector (harness/runner/emulator/race.h): lab code compiled with
-#                     -fsanitize=thread's hooks, which race.cpp defines itself (no libtsan)
+#                     -fsanitize=thread's hooks, which race.cpp defines itself (no libtsan), and with
+#                     -fsanitize=bounds, whose handler bounds.cpp defines (no libubsan)
 #   synccheck         the default build: its barrier and warp checks are always on
 #   initcheck         the memcheck build (AddressSanitizer does not see reads of memory never
 #                     written; the harness's NaN-poisoned outputs show most of those anyway)
@@ -63,13 +64,17 @@ CPU_CODE_race := -O1 -g -DCUDALAB_CPU_RACE=1
 # (-Wno-tsan: GCC warns that it leaves fences to the hooks; race.cpp makes them.)
 # Lab code cannot tell this build from the others: no CUDALAB_CPU_RACE, no __SANITIZE_THREAD__ (code that
 # behaved only outside the race detector would hide its races from it).
-CPU_LAB_race := -O1 -g -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__
+CPU_LAB_detect := -O1 -g -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__
+# -fsanitize=bounds: every index of an array whose size g++ knows (a static __shared__ array, a local
+# one) is tested, and bounds.cpp fails the launch when one is past the end (not bounds-strict: a
+# struct's trailing array, a flexible array, stays unchecked).
+CPU_LAB_race := $(CPU_LAB_detect) -fsanitize=bounds
 CPU_EMU_race := -O2 -g -DCUDALAB_CPU_RACE=1
 CPU_LINK_race :=
 # PROFILE=1 (issue 31): lab code calls the same hooks as the race build's, which profile.cpp
 # defines instead to count warp requests (harness/runner/emulator/profile.h); -O1 as there.
 CPU_CODE_profile := -O1 -g -DCUDALAB_CPU_PROFILE=1
-CPU_LAB_profile := $(CPU_LAB_race)
+CPU_LAB_profile := $(CPU_LAB_detect)
 CPU_EMU_profile := -O2 -g -DCUDALAB_CPU_PROFILE=1
 CPU_LINK_profile :=
 # Boost.Context: the system's, or the copy tools/deps.sh unpacked into build/deps/local for a

@@ -71,6 +71,7 @@ void run_lab_host_code(const wire::CallRequest& q, const EntryArgs& args, const 
     if (name.rfind("d_", 0) != 0)
       name += ", the " + ordinal(i + 1) + " pointer argument of " + entry_signature().function;
     control::name_device_allocation(args.buffers[i], name);
+    control::mark_array_end(args.buffers[i], q.buffers[i].count * wire::elem_size(q.buffers[i].type));
   }
   const std::string fault = control::run_host_code([](void* f) { (*static_cast<const std::function<void()>*>(f))(); },
                                                    const_cast<std::function<void()>*>(&body));

@@ -16,7 +16,7 @@ cpu_flags="-std=c++20 -O1 -pthread -w -DCUDALAB_BACKEND_CPU=1 -Iharness/runner/e
 nvcc_flags="-std=c++20 -O1 -gencode arch=compute_80,code=compute_80 -Iharness/include -w"
 
 # "// build: race": the CPU backend's race-detector build (mk/cpu.mk's CPU_LAB_race), judged --sanitized.
-race_flags="-O1 -g -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__"
+race_flags="-O1 -g -fsanitize=thread -Wno-tsan -U__SANITIZE_THREAD__ -fsanitize=bounds"
 compile() {  # backend source object -> 0 when it compiled
   case $1 in
     race) perl harness/runner/emulator/rewrite.pl "$2" "$3.cpp" "$2" && g++ $cpu_flags $race_flags -DCUDALAB_SOURCE_FILE="\"$2\"" -c "$3.cpp" -o "$3" ;;

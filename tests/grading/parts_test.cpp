@@ -584,6 +584,35 @@ TEST_CASE("emulator verdicts: the emulator-judged checks take the emulator run's
   CHECK_FALSE(has_emulator_checks({gpu_sum}));
 }
 
+TEST_CASE("emulator verdicts: an array indexed or read past its end takes the emulator's verdict over a GPU's pass") {
+  CheckOutcome gpu;
+  gpu.id = "block_plus_one";
+  gpu.status = "pass";  // the element past the end was another variable's: no error on a GPU
+  CheckOutcome other = gpu;
+  other.id = "one_element";
+  CheckOutcome cpu = gpu;
+  cpu.status = "error";
+  cpu.cause = "context_lost";
+  cpu.message =
+      "kernel k failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress): a thread "
+      "indexed an array past its end: on a GPU that reads or overwrites another variable without any error. Check "
+      "the index against the array's size";
+  CheckOutcome cpu_other = other;
+  cpu_other.status = "error";  // an emulator failure of another kind: the GPU's verdict stays
+  cpu_other.cause = "context_lost";
+  cpu_other.message = "kernel k failed while running: an illegal memory access was encountered";
+  std::vector<CheckOutcome> checks = {other, gpu};
+  take_emulator_verdicts(checks, {cpu_other, cpu});
+  CHECK(checks[0].status == "pass");
+  CHECK(checks[1].status == "error");
+  CHECK(checks[1].message == cpu.message);
+  CHECK(checks[1].details.back().find("every index") != std::string::npos);
+  cpu.message = "kernel k failed while running: ...: a thread read past the end of an array: on a GPU ...";
+  checks = {other, gpu};
+  take_emulator_verdicts(checks, {cpu_other, cpu});
+  CHECK(checks[1].status == "error");
+}
+
 TEST_CASE("emulator meeting: a student is finished once, when both halves are in, whichever comes first") {
   GradingContext ctx;
   ctx.work = std::filesystem::temp_directory_path();

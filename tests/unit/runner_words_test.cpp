@@ -124,6 +124,25 @@ TEST_CASE("the CPU backend's diagnoses are recognized and said in the checker's 
         "some thread read or wrote outside its arrays. Check each index against its array's size");
 }
 
+TEST_CASE("the race build's memory checks: an array indexed past its end, a read past an array's end") {
+  wire::CallReply r = failed(wire::Cause::KernelRun, 700,
+                             "kernel k (launched at x.cu:3): thread 1023 of block 0 used index 1023 of an array of "
+                             "1023 elements (float [1023]) at x.cu:15 (column 8): one past its last element, [1022]. "
+                             "On a GPU a plain run reads or overwrites another variable there without any error "
+                             "(compute-sanitizer's memcheck names it): make the array large enough, or stop the index "
+                             "at its size");
+  r.failure.kernel = "reduce_level";
+  CHECK(failure_message(r, "f", fake_source()) ==
+        "kernel reduce_level failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress): "
+        "a thread indexed an array past its end: on a GPU that reads or overwrites another variable without any "
+        "error. Check the index against the array's size");
+  r.message =
+      "kernel k (launched at x.cu:3): thread 1 of block 0 read memory at x.cu:24, 0 bytes past the end of B. What "
+      "lies there is not the array's: on a GPU a plain run reads it without any error (compute-sanitizer's memcheck "
+      "names it). Test the index against the array's size before the load";
+  CHECK(failure_message(r, "f", fake_source()).find("a thread read past the end of an array") != std::string::npos);
+}
+
 TEST_CASE("notes: barrier divergence and warp-synchronous code, with checked places only") {
   const LabSource src = fake_source();
   std::vector<wire::Launch> launches(1);

@@ -102,6 +102,14 @@ constexpr Diagnosis kDiagnoses[] = {
      "__syncthreads(). Move the barrier out of the if/else or loop that splits the threads"},
     {"overflowed its", "a thread overflowed its stack (a large local array, or deep recursion?)"},
     {"called __trap()", "a thread called __trap()"},
+    // The race build's own memory checks (harness/runner/emulator/bounds.cpp, race.cpp), which a
+    // GPU's plain run lets pass: the grader takes these from its emulator run (emulator_verdicts.cpp).
+    {"compute-sanitizer's memcheck names it): make the array large enough",
+     "a thread indexed an array past its end: on a GPU that reads or overwrites another variable without any "
+     "error. Check the index against the array's size"},
+    {"compute-sanitizer's memcheck names it). Test the index",
+     "a thread read past the end of an array: on a GPU that reads whatever follows it without any error. Check the "
+     "index against the array's size before the load"},
 };
 
 std::string diagnosis_of(const wire::CallReply& reply) {

@@ -56,6 +56,10 @@ std::vector<std::string> take_notes(bool quiet_from_now);
 // argument of lab3::multilevel_sum)"); "" forgets the name. Allocations without one are the
 // lab's own ("a 32-byte cudaMalloc allocation of yours").
 void name_device_allocation(const void* p, const std::string& name);
+// The allocation that starts at p holds an array of array_bytes; the rest is the harness's guard
+// words. A kernel that reads them reads past the array's end: under CHECK=race that fails the
+// launch, naming the array (a plain run cannot tell: the words are readable memory).
+void mark_array_end(const void* p, size_t array_bytes);
 // Runs fn(arg): the lab's host code. Meanwhile every device allocation (cudaMallocManaged's
 // excepted) is inaccessible to host code (PROT_NONE), as device memory is to a CPU; kernels,
 // cudaMemset and cudaMemcpy open what they touch while they run. Allocations made meanwhile

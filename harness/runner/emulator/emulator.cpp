@@ -1419,16 +1419,19 @@ void detail::unsupported(const char* feature, const char* file, int line) {
   std::exit(2);
 }
 
-void trap(const char* file, int line) {
+void detail::stop_running_thread(cudaError_t code, const std::string& what) {
   Worker* w = t_worker;
-  if (w && w->current && w->launch) {
-    fail_launch(*w->launch, cudaErrorLaunchFailure,
-                "cudalab: " + kernel_text(*w->launch) + ": thread " + thread_text(w->launch->block, w->current->tid) +
-                    " of " + block_text(blockIdx, w->launch->grid) + " called __trap() at " + where(file, line));
-    // The thread cannot continue past a trap; park it forever (the block is abandoned).
-    w->slots[w->current->tid].state = kAtWarp;
-    yield_fiber(*w, w->current);
-  }
+  if (!w || !w->current || !w->launch) return;
+  fail_launch(*w->launch, code,
+              "cudalab: " + kernel_text(*w->launch) + ": thread " + thread_text(w->launch->block, w->current->tid) +
+                  " of " + block_text(blockIdx, w->launch->grid) + " " + what);
+  // The thread cannot go on; park it forever (the block is abandoned, its stacks started afresh).
+  w->slots[w->current->tid].state = kAtWarp;
+  yield_fiber(*w, w->current);
+}
+
+void trap(const char* file, int line) {
+  detail::stop_running_thread(cudaErrorLaunchFailure, "called __trap() at " + where(file, line));
   std::fprintf(stderr, "cudalab: __trap() at %s\n", where(file, line).c_str());
   std::abort();
 }

@@ -2,7 +2,10 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cudalab_cpu::detail {
 // The error cudaGetLastError / cudaPeekAtLastError return (a bad launch configuration, say).
@@ -41,5 +44,15 @@ size_t dynamic_smem_limit(const char* kernel);
 // What no block may ask for at all, whatever the attribute: an H100's opt-in limit, 227 KiB.
 constexpr size_t kMaxDynamicSmemOptin = 227 * 1024;
 constexpr size_t kDefaultDynamicSmem = 48 * 1024;
+// Where the runner's arrays end inside their allocations (control::mark_array_end): for each,
+// [the array's end, the end of its pages), the harness's guard words. The race build's reads
+// there fail the launch (race.cpp).
+std::vector<std::pair<uintptr_t, uintptr_t>> past_array_ends();
+// "4 bytes past the end of the input A (...)" for an address in one of those ranges, else "".
+std::string describe_past_array_end(const void* addr);
+// Stops the CUDA thread running on this worker, as a fault would: the launch fails with `code`
+// and "cudalab: KERNEL: thread T of block B " + what, and the thread never runs again. Returns
+// (doing nothing) only when no CUDA thread runs here: the lab's host code.
+void stop_running_thread(cudaError_t code, const std::string& what);
 [[noreturn]] void unsupported(const char* feature, const char* file, int line);
 }  // namespace cudalab_cpu::detail

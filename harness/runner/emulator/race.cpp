@@ -224,12 +224,38 @@ bool ordered(uint64_t ra, uint64_t rb, unsigned tid, bool lockstep) {
   return raced;
 }
 
+// ---- Reads past an array's end ---------------------------------------------------------
+// The runner's arrays are followed by the harness's guard words (device_buffers.cpp), readable
+// memory: a read one element past a row's end lands there and faults on neither backend. Their
+// ranges are taken at each launch (the runner marks them: control::mark_array_end); a few, so a
+// read tests each.
+constexpr size_t kMaxEnds = 16;
+std::pair<uintptr_t, uintptr_t> g_ends[kMaxEnds];
+size_t g_end_count = 0;
+
+[[gnu::noinline]] void read_past_end(const volatile void* p, uintptr_t pc) {
+  const SourceLine at = source_line_of(pc);
+  const std::string what = detail::describe_past_array_end(const_cast<const void*>(p));
+  detail::stop_running_thread(
+      cudaErrorIllegalAddress,
+      "read memory at " + at.file + ":" + std::to_string(at.line) + ", " + what +
+          ". What lies there is not the array's: on a GPU a plain run reads it without any error (compute-sanitizer's "
+          "memcheck names it). Test the index against the array's size before the load");
+}
+
+[[gnu::always_inline]] inline bool past_an_end(uintptr_t addr, size_t size) {
+  for (size_t i = 0; i < g_end_count; ++i)
+    if (addr < g_ends[i].second && addr + size > g_ends[i].first) return true;
+  return false;
+}
+
 // Every instrumented access of lab code comes here; only a CUDA thread's count.
 inline void access(const volatile void* p, size_t size, bool write, bool atomic, uintptr_t pc) {
   Thread* t = t_current;
   if (!t || size == 0) return;
   const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
   if (addr - t->stack_lo < t->stack_bytes) return;  // its own stack
+  if (!write && past_an_end(addr, size)) read_past_end(p, pc);
   uint64_t a = (pc & kPcMask) | uint64_t(t->tid) << 48 | kValid | (atomic ? kAtomic : 0);
   if (t->turn == p) {
     a |= kLockstep;
@@ -318,6 +344,9 @@ void launch_begin(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned b
   g_grid_x = grid_x, g_grid_y = grid_y;
   g_block_x = block_x, g_block_y = block_y, g_block_z = block_z;
   g_conflicts = 0;
+  const auto ends = detail::past_array_ends();
+  g_end_count = std::min(ends.size(), kMaxEnds);
+  std::copy_n(ends.begin(), g_end_count, g_ends);
   std::lock_guard<std::mutex> lock(g_found_mutex);
   g_pairs.clear();
 }

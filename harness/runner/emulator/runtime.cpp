@@ -59,6 +59,7 @@ struct Allocation {
   int in_use = 0;  // the runtime's own copies and fills touching it now
   bool kernel_touched = false;  // opened for the running launch, on its kernel's first touch
   std::string name;  // the runner's name for it; "" for the lab's own
+  size_t array_bytes = SIZE_MAX;  // the runner's array in it; after it, the harness's guard words
 };
 
 std::mutex g_mutex;
@@ -384,6 +385,37 @@ void cudalab_cpu::control::name_device_allocation(const void* p, const std::stri
   auto it = g_allocations.find(static_cast<const char*>(p));
   if (it != g_allocations.end()) it->second.name = name;
 }
+void cudalab_cpu::control::mark_array_end(const void* p, size_t array_bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_allocations.find(static_cast<const char*>(p));
+  if (it != g_allocations.end()) it->second.array_bytes = array_bytes;
+}
+
+std::vector<std::pair<uintptr_t, uintptr_t>> cudalab_cpu::detail::past_array_ends() {
+  std::vector<std::pair<uintptr_t, uintptr_t>> out;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (const auto& [start, a] : g_allocations) {
+    if (a.array_bytes >= a.bytes) continue;
+    // To the end of its pages: what follows the guard words there is no more the array's.
+    const char* end = a.pages ? a.pages + a.page_bytes : start + a.bytes;
+    out.push_back({reinterpret_cast<uintptr_t>(start + a.array_bytes), reinterpret_cast<uintptr_t>(end)});
+  }
+  return out;
+}
+
+std::string cudalab_cpu::detail::describe_past_array_end(const void* addr) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto c = static_cast<const char*>(addr);
+  auto it = g_allocations.upper_bound(c);
+  if (it == g_allocations.begin()) return "";
+  --it;
+  const Allocation& a = it->second;
+  if (a.array_bytes >= a.bytes || c < it->first + a.array_bytes) return "";
+  char name[256];
+  name_of(a, name, sizeof name);
+  return std::to_string(size_t(c - it->first - a.array_bytes)) + " bytes past the end of " + name;
+}
+
 unsigned long long cudalab_cpu::control::protection_changes() { return g_protection_changes.load(); }
 
 cudaError_t cudaMalloc(void** p, size_t bytes) { return device_alloc(p, bytes); }
