@@ -39,7 +39,7 @@ $(TEST_OUT)/labs_test: tests/integration/labs_test.cpp | unit-deps
 	$(SAY) "build tests/integration/labs_test.cpp"
 	$(Q)$(TEST_CXX) $< -o $@
 
-.PHONY: test-unit test-build test-labs test-parts shipped-stubs
+.PHONY: test-unit test-build test-labs shipped-stubs
 test-unit: $(TEST_OUT)/unit_tests
 	@echo "== the harness's unit tests"
 	@./$<
@@ -112,14 +112,26 @@ test-stale-deps:
 	@tests/build/stale_deps_test.sh
 
 TEST_TARGETS := test-unit test-build test-labs test-stale-deps $(TEST_TARGETS)
+# Two tiers. `make test` is the one you run while you work: the harness, the emulator, every lab's
+# checks over its solution, stub and planted bugs, the contract and the boundary, the profile, the
+# mutation sample, the walls and the style, under 10 minutes from a clean clone on 2 cores.
+# `make test-all` adds the parts that grade whole classes as root (the grader's end-to-end,
+# isolation and fresh-clone tests, the attack class), boot Slurm, compile every file with nvcc and
+# render the class report in Chromium: each is minutes of CPU (measured on 2 cores: the grader's
+# 14 min, nvcc's 6, Slurm's 4). CI (.ci/run) runs make test-all.
+TEST_SLOW_TARGETS := test-grading test-slurm test-build test-contract-grading test-report
+TEST_QUICK_TARGETS = $(filter-out $(TEST_SLOW_TARGETS),$(TEST_TARGETS))
 # make -j gives a free job slot to the first part in this list with work to do: the parts that
 # wait longest on builds and then run longest (the grader's, Slurm's, the labs') go first, so
 # that none of them is left running alone at the end; the nvcc compile, builds only and
 # needed by nothing else, goes last and fills the gaps.
 TEST_FIRST := test-grading test-slurm test-labs test-contract-grading test-cpu
 TEST_LAST := test-build
-test-parts: $(foreach t,$(TEST_FIRST),$(filter $(t),$(TEST_TARGETS))) $(filter-out $(TEST_FIRST) $(TEST_LAST),$(TEST_TARGETS)) \
-            $(foreach t,$(TEST_LAST),$(filter $(t),$(TEST_TARGETS)))
+in_run_order = $(foreach t,$(TEST_FIRST),$(filter $(t),$(1))) $(filter-out $(TEST_FIRST) $(TEST_LAST),$(1)) \
+               $(foreach t,$(TEST_LAST),$(filter $(t),$(1)))
+.PHONY: test-parts-quick test-parts-all
+test-parts-quick: $(call in_run_order,$(TEST_QUICK_TARGETS))
+test-parts-all: $(call in_run_order,$(TEST_TARGETS))
 
 # What several parts build through make runs of their own (the grader's setup and its jailed
 # readiness check, the race fixtures): built once, before the parts run side by side. Two makes
@@ -134,11 +146,19 @@ test-shared-builds: $(TEST_SHARED_BUILDS)
 
 # The parts run in a make of their own with -k, its output grouped per part (-Otarget) and kept
 # in build/tests/test.log, so that the closing line can count every part, failed or not.
-test: test-deps
+#   $(call run_test_tier,NAME,PARTS-TARGET)
+define run_test_tier
 	@mkdir -p $(TEST_OUT)
 	@$(if $(filter yes,$(SHIPPED_FROM_GIT)),,echo "cudalab: no git repository here: the stubs tested are the working copy's labs/";) \
 	 $(MAKE) --no-print-directory BACKEND=cpu test-shared-builds; \
-	 { $(MAKE) --no-print-directory -k -Otarget test-parts 2>&1; echo $$? > $(TEST_OUT)/test.status; } | tee $(TEST_OUT)/test.log; \
-	 tools/test_summary.sh $(TEST_OUT)/test.log $$(cat $(TEST_OUT)/test.status); $(finish_lab)
+	 { $(MAKE) --no-print-directory -k -Otarget $(2) 2>&1; echo $$? > $(TEST_OUT)/test.status; } | tee $(TEST_OUT)/test.log; \
+	 tools/test_summary.sh $(TEST_OUT)/test.log $$(cat $(TEST_OUT)/test.status) "$(1)"; $(finish_lab)
+endef
+.PHONY: test-all
+test: test-deps
+	$(call run_test_tier,make test,test-parts-quick)
+	@echo "   (the whole suite, as CI runs it: make test-all)"
+test-all: test-deps
+	$(call run_test_tier,make test-all,test-parts-all)
 
 -include $(call live_deps,$(TEST_OUT))

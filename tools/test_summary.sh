@@ -1,11 +1,12 @@
 #!/bin/sh
 # The closing line of `make test`, over every part: doctest's test cases (each "[doctest] test
 # cases:" line) plus the PASS/FAIL/SKIP lines of the scripts (fixtures, the nvcc compile).
-#   tools/test_summary.sh LOG MAKE_STATUS
+#   tools/test_summary.sh LOG MAKE_STATUS [NAME]   (NAME: the closing line's first words, "make test")
 # Exits 0 when nothing failed and the parts' make succeeded.
 log=$1
 status=${2:-0}
-awk -v status="$status" '
+name=${3:-make test}
+awk -v status="$status" -v name="$name" '
   /^\[doctest\] test cases:/ {
     for (i = 1; i <= NF; i++) {
       if ($(i) == "passed") p += $(i - 1)
@@ -23,6 +24,6 @@ awk -v status="$status" '
     # A part that failed without a test saying so: a build step (its error is above).
     if (status != 0 && f == 0) { line = line ", and a build step failed (see the error above)" }
     print ""
-    print "make test: " line
+    print name ": " line
     exit (f > 0 || status != 0) ? 1 : 0
   }' "$log"
