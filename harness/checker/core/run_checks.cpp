@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "checker_session.h"
 #include "options.h"
 #include "schedule_probe.h"
 #include "suite.h"
@@ -227,27 +228,24 @@ std::string skipped_here_note(size_t n) {
          "--all (they run on a GPU)";
 }
 
-CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
+// The check's own result, with its calls' record: the last call's launches and the runner's
+// words of every call (an error's too).
+CheckResult run_one_untimed(CheckerSession& session, const LabSuite& suite, const CheckCase& c, uint64_t seed,
+                            bool& context_lost) {
   CheckResult r;
-  uint64_t ignored = 0;
-  take_last_launches(ignored);
   if (skipped_here(c)) {
     if (suite.judge_unemulated)
-      if (std::optional<CheckResult> judged = suite.judge_unemulated(c)) return *judged;
+      if (std::optional<CheckResult> judged = suite.judge_unemulated(session.runner.source(), c)) return *judged;
     r.status = Status::Skipped;
     r.cause = Cause::TooLarge;
     r.message = "skipped: too large to emulate on the CPU; runs on a GPU";
     return r;
   }
+  CallContext calls{session.runner, {}};
   try {
-    r = suite.run(c, derive_seed(seed, c.id.c_str()));
-    if (schedule_probe_applies(c)) {
-      uint64_t total = 0;
-      const auto launches = take_last_launches(total);  // the in-order run's, for the report
-      probe_schedules(suite, c, derive_seed(seed, c.id.c_str()), r);
-      r.launches = launch_summary(launches, total);
-      return r;
-    }
+    r = suite.run(calls, c, derive_seed(seed, c.id.c_str()));
+    if (schedule_probe_applies(session.runner, c))
+      probe_schedules(calls, session.probe, suite, c, derive_seed(seed, c.id.c_str()), r);
   } catch (const LabCallFailure& f) {
     r = CheckResult{};
     r.status = Status::Error;
@@ -264,9 +262,8 @@ CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t 
     r.cause = Cause::CheckerError;
     r.message = e.what();
   }
-  uint64_t total = 0;
-  const auto launches = take_last_launches(total);
-  r.launches = launch_summary(launches, total);
+  r.launches = launch_summary(calls.record.launches, calls.record.launches_total);
+  r.runner_words = calls.record.runner_words;
   return r;
 }
 
@@ -313,17 +310,15 @@ bool slow_under_race_detector(const CheckCase& c) {
              : double(c.shape.elements()) >= double(size_t(1) << 24);
 }
 
-CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost,
-                    std::map<std::string, std::string>& races_told) {
+CheckResult run_one(CheckerSession& session, const LabSuite& suite, const CheckCase& c, uint64_t seed,
+                    bool& context_lost, std::map<std::string, std::string>& races_told) {
   const auto start = std::chrono::steady_clock::now();
-  take_last_runner_words();  // an earlier check's
-  CheckResult r = run_one_untimed(suite, c, seed, context_lost);
+  CheckResult r = run_one_untimed(session, suite, c, seed, context_lost);
   fail_on_race(c.id, r, races_told);
   // A suite's own wording of a failure (a histogram's counts, a sum's value) is about values.
   if (r.status == Status::Fail && r.cause == Cause::None) r.cause = Cause::WrongValues;
   if (r.status == Status::Pass) r.cause = Cause::None;
-  r.runner_words = take_last_runner_words();
-  if (!runner_words_allowed()) r.runner_words.clear();
+  if (!session.runner_words_allowed) r.runner_words.clear();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
@@ -342,7 +337,7 @@ std::vector<size_t> run_order(const std::vector<CheckCase>& cases, const std::ve
   return order;
 }
 
-TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed) {
+TimingReport run_timing(RunnerSession& runner, const Options& opt, const RunRecord& rec, uint64_t seed) {
   TimingReport t;
   if (!opt.timing) {
     t.status = "skipped";
@@ -367,7 +362,7 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
   }
 #ifndef CUDALAB_BACKEND_CPU
   try {
-    TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only,
+    TimingRequest req{runner, seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only,
                       opt.no_baselines};
     timing_trace("waiting for the GPU's gate");
     const GpuGate turn(opt.gpu_gate);  // the runner is up (its hello came): only the timing waits
@@ -377,7 +372,7 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
     // The student's runner ends before the gate passes on: the next timing run must find the
     // GPU's memory free (this one's batches took half of it) and no process of this one's
     // winding down beside its measurement.
-    if (!end_student_processes() && t.status != "error") {
+    if (!runner.end_student_processes() && t.status != "error") {
       t.status = "error";
       t.rows.clear();
       t.note = "timing stopped: a process of your code's outlived SIGKILL";
@@ -389,7 +384,7 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
     t.note = std::string("timing stopped: ") + e.what();
   }
 #else
-  (void)seed;
+  (void)runner, (void)seed;
 #endif
   return t;
 }
@@ -470,7 +465,8 @@ std::optional<int> parse_command_line(const LabSuite& suite, int argc, char** ar
 // The kernel runner (the lab file's own process, harness/runner), configured and asked to introduce
 // itself: its first words say where kernels run. Returns why it could not start ("" when it did);
 // a runner that does not start is every check's error.
-std::string start_runner(const LabSuite& suite, const Options& opt, const char* program, RunRecord& rec) {
+std::string start_runner(CheckerSession& session, const LabSuite& suite, const Options& opt, const char* program,
+                         RunRecord& rec) {
   const bool hidden_run = !opt.hidden_checks.empty();
   RunnerConfig runner_cfg;
   runner_cfg.program = opt.runner.empty() ? default_runner_path(program) : opt.runner;
@@ -494,7 +490,7 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
     take_sanitizer_reports(opt.sanitizer_log);  // an earlier run's, if any
     for (auto& e : sanitizer_log_env(opt.sanitizer_log)) runner_cfg.extra_env.push_back(e);
   }
-  runner_configure(runner_cfg, suite.number);
+  session.runner.configure(runner_cfg, suite.number);
   set_measured_span_gate(opt.gpu_gate);
   try {
     // A timing run's start-up (its runner's CUDA context and its own) happens outside any other
@@ -512,7 +508,7 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
         }
       });
 #endif
-    const wire::Hello& hello = runner().hello();
+    const wire::Hello& hello = session.runner.runner().hello();
 #ifndef CUDALAB_BACKEND_CPU
     if (context.joinable()) context.join();
 #endif
@@ -521,10 +517,11 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
     // The lab file: the caller's word when it gives one; else the runner's, but not with hidden
     // checks (the checker would read whatever file the runner named, and say which of its words
     // are in it).
-    set_lab_source(read_lab_source(!opt.source.empty() ? opt.source : hidden_run ? std::string() : hello.source));
-    rec.source = !opt.source.empty() ? lab_source().shown : printable(hello.source, 200);
+    session.runner.set_source(
+        read_lab_source(!opt.source.empty() ? opt.source : hidden_run ? std::string() : hello.source));
+    rec.source = !opt.source.empty() ? session.runner.source().shown : printable(hello.source, 200);
     rec.tool = printable(hello.tool, 200);
-    set_race_detector_running(hello.tool.find("(CHECK=race)") != std::string::npos);
+    session.probe.race_detector = hello.tool.find("(CHECK=race)") != std::string::npos;
     rec.device = hello.device;
     rec.device.name = printable(rec.device.name, 100);
     rec.device.driver_version = printable(rec.device.driver_version, 16);
@@ -572,7 +569,7 @@ void point_back_to_same_error(const std::string& check_id, CheckResult& r, std::
 
 // The cases in run order (hidden checks last), each recorded and printed as it finishes; the
 // record keeps the suite's order. Returns whether a check lost the GPU context.
-bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<CheckCase>& cases, RunRecord& rec,
+bool run_cases(CheckerSession& session, const LabSuite& suite, const Options& opt, const std::vector<CheckCase>& cases, RunRecord& rec,
                TerminalReport& out) {
   bool context_lost = false;
   std::string last_error, last_error_check;  // one message per cause (below)
@@ -613,10 +610,10 @@ bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<Chec
     } else {
       r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks)
           : c.id == "races"  ? races_verdict(rec.checks, opt.hidden_checks, suite.number, race_run)
-                             : run_one(suite, c, rec.seed, context_lost, races_told);
+                             : run_one(session, suite, c, rec.seed, context_lost, races_told);
       point_back_to_same_error(c.id, r, last_error, last_error_check);
       // The sanitizer's reports are files the runner's process wrote: its words.
-      if (!opt.sanitizer_log.empty() && runner_words_allowed())
+      if (!opt.sanitizer_log.empty() && session.runner_words_allowed)
         add_sanitizer_findings(opt.sanitizer_log, c.id, r, findings_shown);
     }
     rec.checks.push_back({c, r});
@@ -650,7 +647,7 @@ int report_and_exit_status(const Options& opt, const RunRecord& rec, const std::
 }  // namespace
 
 // The run in named phases: the command line, the runner, the checks, the timing, the report.
-int run_lab(int argc, char** argv) {
+int run_lab(CheckerSession& session, int argc, char** argv) {
   const LabSuite& suite = lab_suite();
   Options opt;
   std::vector<CheckCase> cases;
@@ -658,7 +655,7 @@ int run_lab(int argc, char** argv) {
   set_timing_trace(opt.timing_trace);
   // With a hidden check in the run, the runner's own words stay out of the report entirely.
   const bool hidden_run = !opt.hidden_checks.empty();
-  set_runner_words_allowed(!hidden_run);
+  session.runner_words_allowed = !hidden_run;
 
   RunRecord rec;
   rec.lab = suite.number;
@@ -666,7 +663,7 @@ int run_lab(int argc, char** argv) {
   rec.backend = cpu_backend() ? "cpu" : "cuda";
   rec.program = argv[0];
   rec.seed = opt.seed ? *opt.seed : fresh_seed();
-  const std::string runner_problem = start_runner(suite, opt, argv[0], rec);
+  const std::string runner_problem = start_runner(session, suite, opt, argv[0], rec);
 
   size_t id_width = 10, size_width = 10;
   for (const auto& c : cases) {
@@ -679,20 +676,20 @@ int run_lab(int argc, char** argv) {
   if (!rec.device.usable)
     record_not_run(cases, runner_problem, rec, out);
   else
-    context_lost = run_cases(suite, opt, cases, rec, out);
+    context_lost = run_cases(session, suite, opt, cases, rec, out);
   out.summary(rec);
   const auto timing_start = std::chrono::steady_clock::now();
   // A runner that served hidden checks does not time: a fresh one has seen none of their inputs.
-  if (hidden_run) runner_discard();
-  rec.timing = run_timing(opt, rec, rec.seed);
+  if (hidden_run) session.runner.discard();
+  rec.timing = run_timing(session.runner, opt, rec, rec.seed);
   rec.timing.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_start).count();
   out.timing(rec.timing);
-  runner_finish();
+  session.runner.finish();
   // PROFILE=1: why it is slow, after the verdict (advice only: nothing below changes the exit status).
   if (!opt.profile_runner.empty() && !opt.profile_reference.empty()) {
     ProfileSection profile;
     if (rec.count(Status::Pass) + rec.count(Status::Skipped) == rec.checks.size() && rec.device.usable)
-      profile = run_profile(suite, opt, rec.seed);
+      profile = run_profile(session.runner, suite, opt, rec.seed);
     else
       profile.problem = "a check did not pass, and speed comes after a right answer";
     print_profile(stdout, profile);

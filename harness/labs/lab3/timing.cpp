@@ -17,11 +17,11 @@ namespace cudalab {
 
 TimingReport lab_timing(const TimingRequest& req) {
   const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MB: five times the H100's L2
-  SumTimingReport t(n);
+  SumTimingReport t(req.runner, n);
 
   auto fill_of = [&](int rep) { return sum_fill(timed_call_seed(req.seed, rep)); };
   size_t total = 0;
-  const StudentTiming student = time_lab_calls(
+  const StudentTiming student = time_lab_calls(req.runner, 
       [&](int rep) {
         LabCall call(lab3_call::kCall);
         call.random_input(lab3_call::kIn, n, fill_of(rep));

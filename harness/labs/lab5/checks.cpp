@@ -50,7 +50,7 @@ std::vector<CheckCase> cases() {
   };
 }
 
-CheckResult run(const CheckCase& c, uint64_t seed) { return run_product_check(kLab, c, seed); }
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) { return run_product_check(calls, kLab, c, seed); }
 
 }  // namespace
 
