@@ -150,12 +150,12 @@ StudentTiming transpose_timing(const std::string& program) {
   StudentTimingConfig cfg;
   cfg.memory_budget_bytes = uint64_t(64) << 20;
   cfg.bound.overhead_ms = 100;
-  const StudentTiming t =
-      time_lab_calls(runner, [](int rep) { return transpose_call(kRows, kCols, 100 + uint64_t(rep)); },
-                     [](int rep, const LabCall&, const LabCallResult& res) {
-                       return check_transpose_samples(res.samples.at(1), input_fill(100 + uint64_t(rep)), kRows, kCols);
-                     },
-                     cfg);
+  const StudentTiming t = time_lab_calls(
+      runner, [](int rep) { return transpose_call(kRows, kCols, 100 + uint64_t(rep)); },
+      [](int rep, const LabCall&, const LabCallResult& res) {
+        return check_transpose_samples(res.samples.at(1), input_fill(100 + uint64_t(rep)), kRows, kCols);
+      },
+      cfg);
   runner.finish();
   return t;
 }

@@ -36,7 +36,6 @@ void CallRecord::add(const CallRecord& later) {
   runner_notes.insert(runner_notes.end(), later.runner_notes.begin(), later.runner_notes.end());
 }
 
-
 std::vector<float> LabCallResult::floats(size_t b) const { return as<float>(data.at(b)); }
 std::vector<uint32_t> LabCallResult::u32s(size_t b) const { return as<uint32_t>(data.at(b)); }
 std::vector<int32_t> LabCallResult::i32s(size_t b) const { return as<int32_t>(data.at(b)); }
@@ -240,7 +239,8 @@ LabCallResult LabCall::run(CallContext& context) {
   }
   // The record goes to the check whether the reply was judged a success or a failure.
   try {
-    LabCallResult res = read_result(session, signature_.function, sent, reply, *memory.shm, launches_recorded(session, rp));
+    LabCallResult res =
+        read_result(session, signature_.function, sent, reply, *memory.shm, launches_recorded(session, rp));
     context.record.add(res);
     return res;
   } catch (const LabCallFailure& f) {

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "runner_session.h"
 #include "wire/fill.h"
 #include "wire/lab_signature.h"

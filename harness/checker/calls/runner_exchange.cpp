@@ -12,7 +12,7 @@
 #include "printable.h"
 #include "refused_syscall.h"
 #include "runner_words.h"
-#include "checker/judging/diagnose.h"
+#include "checker/types/number_words.h"
 
 namespace cudalab {
 
@@ -42,7 +42,6 @@ RunnerProcess& live_runner(RunnerSession& session) {
     throw LabCallFailure(LabCallFailure::Kind::Crashed, e.what());
   }
 }
-
 
 // A copy or fill the runner refused (runner/copy_check.h), in the checker's words.
 static std::string refused_copy_note(const wire::RefusedCopy& r) {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "printable.h"
-#include "checker/judging/diagnose.h"
+#include "checker/types/number_words.h"
 
 namespace cudalab {
 
@@ -142,7 +142,6 @@ std::string code_without_comments(const std::string& t) {
   }
   return code;
 }
-
 
 std::string cuda_error_words(int32_t code) {
   for (const auto& e : kErrors)

@@ -15,7 +15,8 @@ double copy_bandwidth_gbs(const RunnerSession& runner, size_t bytes) {
   require(cudaMalloc(&src, bytes), "allocating the copy-bandwidth source");
   require(cudaMalloc(&dst, bytes), "allocating the copy-bandwidth destination");
   require(cudaMemset(src, 0x3C, bytes), "filling the copy source");
-  Timing t = time_gpu(runner, [&] { require(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice), "the device copy"); });
+  Timing t =
+      time_gpu(runner, [&] { require(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice), "the device copy"); });
   cudaFree(src);
   cudaFree(dst);
   return 2.0 * double(bytes) / (t.median_ms * 1e6);
@@ -23,7 +24,8 @@ double copy_bandwidth_gbs(const RunnerSession& runner, size_t bytes) {
 
 static const char* cublas_message(cublasStatus_t s) { return cublasGetStatusString(s); }
 
-double cublas_sgemm_tflops(const RunnerSession& runner, const float* dA, const float* dB, float* dC, int M, int N, int K, double* ms) {
+double cublas_sgemm_tflops(const RunnerSession& runner, const float* dA, const float* dB, float* dC, int M, int N,
+                           int K, double* ms) {
   cublasHandle_t h;
   cublasStatus_t s = cublasCreate(&h);
   if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cublasCreate failed: ") + cublas_message(s));

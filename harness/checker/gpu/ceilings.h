@@ -12,6 +12,7 @@ double copy_bandwidth_gbs(const RunnerSession& runner, size_t bytes);
 
 // cuBLAS SGEMM (FP32, no tensor cores) on row-major C = A B, in TFLOP/s; returns the median ms
 // through *ms when given. dA, dB, dC are device buffers of the right sizes.
-double cublas_sgemm_tflops(const RunnerSession& runner, const float* dA, const float* dB, float* dC, int M, int N, int K, double* ms = nullptr);
+double cublas_sgemm_tflops(const RunnerSession& runner, const float* dA, const float* dB, float* dC, int M, int N,
+                           int K, double* ms = nullptr);
 
 }  // namespace cudalab

@@ -29,7 +29,8 @@ TimingRow cpu_product_row(const RunnerSession& runner, size_t M, size_t N, size_
   const std::vector<float> b = matrix_input(K, N, seed, /*stream=*/2, -1.0f, 1.0f);
   const size_t cpu_rows = std::clamp<size_t>((size_t(1) << 27) / std::max<size_t>(1, N * K), 1, M);
   std::vector<float> host_c(cpu_rows * N);
-  Timing cpu = time_host(runner, [&] { cpu_matmul_rows(a.data(), b.data(), host_c.data(), N, K, 0, cpu_rows); }, 3);
+  Timing cpu = time_host(
+      runner, [&] { cpu_matmul_rows(a.data(), b.data(), host_c.data(), N, K, 0, cpu_rows); }, 3);
   const double cpu_ms = cpu.median_ms * double(M) / double(cpu_rows);
   // In GFLOP/s: a CPU core's rate would print as 0.00 TFLOP/s.
   return {

@@ -44,7 +44,8 @@ void SumTimingReport::add_comparisons(int lab, const TimingRequest& req,
   if (req.student_row_only) return;
   if (!req.graded_rows_only) {
     const std::vector<float> input = cpu_input();
-    Timing cpu = time_host(runner_,
+    Timing cpu = time_host(
+        runner_,
         [&] {
           volatile double s = serial_sum(input);
           (void)s;

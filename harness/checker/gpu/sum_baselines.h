@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/timing/timed_call.h"
-#include "checker/timing/timing_report.h"
+#include "checker/types/timing_report.h"
 #include "wire/protocol.h"
 
 namespace cudalab {

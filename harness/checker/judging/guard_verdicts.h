@@ -6,7 +6,7 @@
 #include <string>
 
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 
 namespace cudalab {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "wire/lab_signature.h"
 
 namespace cudalab {

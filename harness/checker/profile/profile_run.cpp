@@ -67,8 +67,8 @@ ProfileSection run_profile(RunnerSession& session, const LabSuite& suite, const 
   if (!suite.reject_shape || suite.reject_shape(p.shape).empty()) {
     const CheckCase c{"profile", "why it is slow", p.shape};
     const OneRun yours = profile_once(session, suite, opt.profile_runner, c, seed, "your code");
-    const OneRun reference =
-        profile_once(session, suite, opt.profile_reference, c, seed, "the reference solution", opt.profile_reference_unwrapped);
+    const OneRun reference = profile_once(session, suite, opt.profile_reference, c, seed, "the reference solution",
+                                          opt.profile_reference_unwrapped);
     p.problem = !yours.figures.problem.empty() ? yours.figures.problem : reference.figures.problem;
     if (p.problem.empty()) {
       ProfileInputs in;

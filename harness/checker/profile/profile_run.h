@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include "checker/core/options.h"
+#include "checker/types/options.h"
 #include "checker/calls/runner_session.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "profile_digest.h"
 
 namespace cudalab {

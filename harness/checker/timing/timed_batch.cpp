@@ -139,7 +139,8 @@ TimedBatch run_timed_batch(RunnerSession& session, std::vector<LabCall>& calls,
     const wire::CallReply timed = wire::decode_reply(r);
     out.ms = timed.ms;
     out.threads_left = timed.threads_left;
-    if (timed.outcome != wire::Outcome::Ok) read_result(session, function, requests.front(), timed, shm, false);  // throws
+    if (timed.outcome != wire::Outcome::Ok)
+      read_result(session, function, requests.front(), timed, shm, false);  // throws
     // Decided only now, after the batch ran: which calls' outputs come back to be checked, and
     // which elements of their sampled outputs.
     std::vector<bool> wanted = check(calls.size());

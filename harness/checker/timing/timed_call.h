@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "timing_bound.h"
-#include "timing_report.h"
+#include "checker/types/timing_report.h"
 #include "wire/random.h"
 #include "checker/calls/lab_call.h"
 #include "checker/calls/runner_session.h"

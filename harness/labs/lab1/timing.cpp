@@ -6,7 +6,7 @@
 #include <string>
 
 #include "call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/device_array.h"
 #include "checker/gpu/sum_baselines.h"
 #include "checker/gpu/timer.h"
@@ -27,7 +27,8 @@ TimingReport lab_timing(const TimingRequest& req) {
 
   auto fill_of = [&](int rep) { return sum_fill(timed_call_seed(req.seed, rep)); };
   size_t sums = 0;
-  const StudentTiming student = time_lab_calls(req.runner, 
+  const StudentTiming student = time_lab_calls(
+      req.runner,
       [&](int rep) {
         LabCall call(lab1_call::kCall);
         call.random_input(lab1_call::kData, n, fill_of(rep));
@@ -54,7 +55,8 @@ TimingReport lab_timing(const TimingRequest& req) {
     // What a program that starts with the data on the host pays first.
     const std::vector<float> input = sum_input(n, req.seed);
     DeviceArray device_input("the timing input", n);
-    Timing h2d = time_gpu(req.runner,
+    Timing h2d = time_gpu(
+        req.runner,
         [&] {
           require(cudaMemcpy(device_input.get(), input.data(), bytes, cudaMemcpyHostToDevice), "host-to-device copy");
         },

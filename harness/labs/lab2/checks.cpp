@@ -9,7 +9,7 @@
 #include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/judging/guard_verdicts.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
 #include "checker/judging/tolerance.h"

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/ceilings.h"
 #include "checker/gpu/timer.h"
 #include "checker/judging/diagnose.h"
@@ -65,7 +65,8 @@ TimingReport lab_timing(const TimingRequest& req) {
   if (!req.graded_rows_only) {  // the grader's speed points need the naive row alone
     const std::vector<float> input = matrix_input(rows, cols, req.seed, /*stream=*/1, 1.0f, 2.0f);
     std::vector<float> host_out(n);
-    Timing cpu = time_host(req.runner, [&] { cpu_transpose(input.data(), host_out.data(), rows, cols); }, 3);
+    Timing cpu = time_host(
+        req.runner, [&] { cpu_transpose(input.data(), host_out.data(), rows, cols); }, 3);
     row("one CPU core (32 x 32 blocked loops)", "cpu", cpu.median_ms);
   }
   if (req.student_row_only) return t;  // the grader's anchor runs time the harness's rows

@@ -16,7 +16,7 @@
 #include "checker/calls/lab_call.h"
 #include "checker/judging/guard_verdicts.h"
 #include "checker/calls/runner_words.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/histogram_reference.h"
 #include "checker/judging/index_width.h"

@@ -7,7 +7,7 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/ceilings.h"
 #include "checker/gpu/timer.h"
 #include "checker/judging/diagnose.h"
@@ -87,7 +87,8 @@ TimingReport lab_timing(const TimingRequest& req) {
 
   if (!req.graded_rows_only) {  // the grader's speed points need the naive rows alone
     const std::vector<uint8_t> input = make_input<uint8_t>(n, fill_of(false, req.seed));
-    const Timing cpu = time_host(req.runner,
+    const Timing cpu = time_host(
+        req.runner,
         [&] {
           volatile uint64_t first = histogram_serial(input)[0];
           (void)first;

@@ -20,7 +20,7 @@
 #include "checker/calls/lab_call.h"
 #include "checker/judging/guard_verdicts.h"
 #include "checker/calls/runner_words.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
 #include "checker/judging/tolerance.h"
@@ -157,7 +157,8 @@ std::string num(double v) {
 // added onto the NaN d_sum arrives with (x86 keeps the poison's bits through an addition, so the
 // two look alike). Run again with d_sum starting at 1,000 and read which it was (issue 18). A
 // file with no atomicAdd at all is told so: blocks adding with += lose each other's additions.
-void explain_nan_sum(CallContext& calls, CheckResult& r, size_t n, const wire::Fill& fill, double expected, double tol) {
+void explain_nan_sum(CallContext& calls, CheckResult& r, size_t n, const wire::Fill& fill, double expected,
+                     double tol) {
   constexpr float kStart = 1000.0f;
   const float again = sum_starting_at(calls, n, fill, kStart);
   const double added = double(again) - kStart;
@@ -199,7 +200,8 @@ CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
 
   const float got = res.floats(total)[0];
   CheckResult r = check_atomic_sum(n, fill, got, res.launches);
-  if (r.status == Status::Fail && std::isnan(got)) explain_nan_sum(calls, r, n, fill, sum_reference(n, fill).sum, r.tolerance);
+  if (r.status == Status::Fail && std::isnan(got))
+    explain_nan_sum(calls, r, n, fill, sum_reference(n, fill).sum, r.tolerance);
   add_guards_and_notes(r, call, res, {{total}, {lab7_call::kIn}});
   return r;
 }

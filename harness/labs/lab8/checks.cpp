@@ -14,7 +14,7 @@
 #include "call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/judging/guard_verdicts.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/topk_reference.h"
 #include "cudalab/lab8.h"

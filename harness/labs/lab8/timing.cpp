@@ -6,7 +6,7 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/ceilings.h"
 #include "checker/gpu/timer.h"
 #include "checker/judging/diagnose.h"
@@ -70,7 +70,8 @@ TimingReport lab_timing(const TimingRequest& req) {
 
   if (!req.graded_rows_only) {  // the grader's speed points need the naive row alone
     const std::vector<float> input = make_input<float>(n, lab8_fill(req.seed, -1000.0f, 1000.0f));
-    const Timing cpu = time_host(req.runner,
+    const Timing cpu = time_host(
+        req.runner,
         [&] {
           volatile int first = top_k_serial(input, size_t(k))[0].index;
           (void)first;

@@ -20,7 +20,7 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/judging/product_check.h"
 #include "cudalab/lab9.h"
 

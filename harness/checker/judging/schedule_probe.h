@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "suite.h"
+#include "checker/types/suite.h"
 #include "checker/calls/lab_call.h"
 
 namespace cudalab {

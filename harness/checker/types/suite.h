@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/timing/timing_report.h"
+#include "checker/types/timing_report.h"
 
 namespace cudalab {
 
@@ -92,6 +92,12 @@ struct CheckCase {
   // every thread reached): a GPU cannot judge it, so a GPU grader takes it from an emulator
   // run of the same file (the report's "judged_by": "emulator").
   bool judged_by_emulator = false;
+};
+
+// A check as run: its case and its result.
+struct CheckOutcome {
+  CheckCase check;
+  CheckResult result;
 };
 
 struct TimingRequest {

@@ -1,7 +1,7 @@
 // The checker's state for one run, made in main and passed down: nothing of it lives in a global.
 // Each check's calls get a CallContext of their own from it (checker/calls/lab_call.h).
 #pragma once
-#include "schedule_probe.h"
+#include "checker/judging/schedule_probe.h"
 #include "checker/calls/runner_session.h"
 
 namespace cudalab {
