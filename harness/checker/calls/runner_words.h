@@ -11,7 +11,7 @@
 //     an illegal address) recognized by kind, and said in the checker's own sentences.
 // The runner's own text (the exception's message, the emulator's account with its threads and
 // blocks) travels beside the report: printable, cut, and only where no check of the run is
-// hidden (checker/core/run_checks.cpp): a student's own `make labN`, a grading without hidden checks.
+// hidden (checker/run/run_checks.cpp): a student's own `make labN`, a grading without hidden checks.
 #pragma once
 #include <cstddef>
 #include <cstdint>
