@@ -103,8 +103,8 @@ CheckResult races_verdict(const std::vector<CheckOutcome>& done, const std::vect
     r.status = Status::Skipped;
     r.cause = Cause::NeedsEmulator;
     r.message = kCpuBackend ? "judged under the race detector: make lab" + std::to_string(lab) + " CHECK=race runs it"
-                              : "judged by the CPU backend's race detector (make lab" + std::to_string(lab) +
-                                    " BACKEND=cpu CHECK=race); on a GPU, CHECK=racecheck sees shared memory only";
+                            : "judged by the CPU backend's race detector (make lab" + std::to_string(lab) +
+                                  " BACKEND=cpu CHECK=race); on a GPU, CHECK=racecheck sees shared memory only";
     return r;
   }
   if (const CheckOutcome* race = first_race(done, hidden)) {
