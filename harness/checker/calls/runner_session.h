@@ -25,6 +25,10 @@ class RunnerSession {
   // names only what this file holds (runner_words.h).
   void set_source(const LabSource& source) { source_ = source; }
   const LabSource& source() const { return source_; }
+  // The GPU gate whose start-ups this run's measured spans wait out (--gpu-gate; "": none),
+  // kept whatever runner is configured (the baselines' batches are measured too).
+  void set_measured_span_gate(const std::string& path) { span_gate_ = path; }
+  const std::string& measured_span_gate() const { return span_gate_; }
 
   // The live runner, starting one when there is none. Throws std::runtime_error when none starts.
   RunnerProcess& runner();
@@ -46,6 +50,7 @@ class RunnerSession {
   RunnerConfig config_;
   int lab_ = 0;
   LabSource source_;
+  std::string span_gate_;
   std::unique_ptr<RunnerProcess> runner_;
 };
 

@@ -33,7 +33,7 @@ Timing time_gpu(const RunnerSession& runner, const std::function<void()>& work, 
   require(cudaEventCreate(&start), "cudaEventCreate");
   require(cudaEventCreate(&stop), "cudaEventCreate");
   Timing t;
-  const MeasuredSpan span;  // no other run of the gate starting up meanwhile (gpu_gate.h)
+  const MeasuredSpan span(runner.measured_span_gate());  // no other run of the gate starting up meanwhile (gpu_gate.h)
   for (int i = 0; i < cfg.warmups + cfg.repeats; ++i) {
     if (prepare) prepare();
     if (cfg.flush_l2) flush_l2();

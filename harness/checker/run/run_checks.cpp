@@ -348,7 +348,7 @@ std::string start_runner(CheckerSession& session, const LabSuite& suite, const O
     for (auto& e : sanitizer_log_env(opt.sanitizer_log)) runner_cfg.extra_env.push_back(e);
   }
   session.runner.configure(runner_cfg, suite.number);
-  set_measured_span_gate(opt.gpu_gate);
+  session.runner.set_measured_span_gate(opt.gpu_gate);
   try {
     // A timing run's start-up (its runner's CUDA context and its own) happens outside any other
     // run's measurement (gpu_gate.h).

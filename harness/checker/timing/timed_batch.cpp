@@ -119,7 +119,7 @@ TimedBatch run_timed_batch(RunnerSession& session, std::vector<LabCall>& calls,
     const auto ready = std::chrono::steady_clock::now();
     out.prepare_ms = std::chrono::duration<double, std::milli>(ready - sent).count();
     std::optional<MeasuredSpan> span;  // no other run starting up meanwhile (gpu_gate.h)
-    if (measured) span.emplace();
+    if (measured) span.emplace(session.measured_span_gate());
     const auto start = std::chrono::steady_clock::now();
     out.startup_wait_ms = std::chrono::duration<double, std::milli>(start - ready).count();
     wire::send_frame(rp.socket(), wire::MessageType::Go, "");
