@@ -91,7 +91,7 @@ CPU_LIBS = $(if $(cpu_boost_local),$(CPU_BOOST_LOCAL)/lib/libboost_context.a,-lb
 # linked into that lab's programs only.
 CPU_RUN_SRCS := $(filter-out harness/runner/%_gpu.cpp,$(wildcard harness/runner/*.cpp)) $(wildcard harness/wire/*.cpp)
 # (harness/checker/gpu/ is the GPU build's alone: CUDA events, the checker's GPU references.)
-CPU_CHECK_SRCS := $(filter-out harness/checker/core/main.cpp harness/checker/gpu/%,$(wildcard harness/checker/*/*.cpp)) $(wildcard harness/wire/protocol.cpp harness/wire/random.cpp harness/wire/shared_device_memory_none.cpp)
+CPU_CHECK_SRCS := $(filter-out harness/checker/run/main.cpp harness/checker/gpu/%,$(wildcard harness/checker/*/*.cpp)) $(wildcard harness/wire/protocol.cpp harness/wire/random.cpp harness/wire/shared_device_memory_none.cpp)
 CPU_EMU_SRCS := $(wildcard harness/runner/emulator/*.cpp)
 
 .SECONDEXPANSION:
@@ -171,10 +171,12 @@ $(CPU_OUT)/checker/%.o: harness/%.cpp
 	$(SAY) "build harness/$*.cpp (checker)"
 	$(Q)$(CPU_CXX) -std=c++20 -O2 -g -pthread -Wall -Wextra -Wno-restrict -DCUDALAB_BACKEND_CPU=1 -MMD -MP $(CPU_CHECK_INCLUDES) -c $< -o $@
 CPU_CHECK_LIB := $(CPU_OUT)/lib/libcudalab_check.a
+# Made afresh: `ar rcs` keeps the members it is not given, and a source moved to another folder
+# would leave its old object in the archive, which the linker may still pick.
 $(CPU_CHECK_LIB): $(patsubst harness/%.cpp,$(CPU_OUT)/checker/%.o,$(CPU_CHECK_SRCS))
 	@mkdir -p $(@D)
-	$(Q)ar rcs $@ $^
-$(CPU_OUT)/check/lab%: $(CPU_OUT)/checker/labs/lab%/checks.o $(CPU_OUT)/checker/checker/core/main.o $(CPU_CHECK_LIB)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(CPU_OUT)/check/lab%: $(CPU_OUT)/checker/labs/lab%/checks.o $(CPU_OUT)/checker/checker/run/main.o $(CPU_CHECK_LIB)
 	@mkdir -p $(@D)
 	$(Q)$(CPU_CXX) $^ -pthread -o $@
 

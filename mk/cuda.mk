@@ -27,7 +27,7 @@ HOST_CXX_BASE := g++ $(CXXFLAGS_COMMON) -isystem $(CUDA_HOME)/include -MMD -MP
 
 # What each program is made of. The checker's lab-specific parts: labs/labN/checks.cpp and
 # labs/labN/timing.cpp; the runner's: labs/labN/runner_entry.cpp and the lab file.
-CHECK_SRCS := $(filter-out harness/checker/core/main.cpp,$(wildcard harness/checker/*/*.cpp))
+CHECK_SRCS := $(filter-out harness/checker/run/main.cpp,$(wildcard harness/checker/*/*.cpp))
 CHECK_GPU_SRCS := $(wildcard harness/checker/gpu/*.cu)
 COMMON_SRCS := $(filter-out harness/wire/shared_device_memory_none.cpp,$(wildcard harness/wire/*.cpp))
 RUN_SRCS := $(filter-out harness/runner/%_cpu.cpp,$(wildcard harness/runner/*.cpp))
@@ -37,7 +37,7 @@ CUDA_CHECK_OBJS := $(call cuda_objs,checker,$(CHECK_SRCS) $(CHECK_GPU_SRCS) $(CO
 CUDA_RUN_OBJS := $(call cuda_objs,runner,$(RUN_SRCS) $(COMMON_SRCS) harness/wire/fill_gpu.cu harness/wire/shared_device_memory.cu harness/runner/runner_gpu.cu)
 CUDA_CHECK_LIB := $(CUDA_OUT)/lib/libcudalab_check.a
 CUDA_RUN_LIB := $(CUDA_OUT)/lib/libcudalab_run.a
-CUDA_CHECK_MAIN := $(CUDA_OUT)/checker/checker/core/main.o
+CUDA_CHECK_MAIN := $(CUDA_OUT)/checker/checker/run/main.o
 # The runner links the shared CUDA runtime: its launch record stands in front of the runtime's
 # launch entry points (harness/runner/launch_record_gpu.cpp).
 CUDA_RUN_LINK := -cudart shared -ldl $(CUDA_RUNNER_WRAP) -Xlinker -rpath,$(CUDA_HOME)/lib64 -Xlinker -rpath,$(CUDA_HOME)/targets/x86_64-linux/lib
@@ -58,9 +58,11 @@ $(CUDA_OUT)/runner/%.o: harness/%.cu
 	@mkdir -p $(@D)
 	$(SAY) "build harness/$*.cu"
 	$(Q)$(NVCC) $(NVCC_BASE) $(RUN_INCLUDES) -c $< -o $@
+# Made afresh: `ar rcs` keeps the members it is not given, and a source moved to another folder
+# would leave its old object in the archive, which the linker may still pick.
 $(CUDA_CHECK_LIB): $(CUDA_CHECK_OBJS)
 	@mkdir -p $(@D)
-	$(Q)ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 $(CUDA_RUN_LIB): $(CUDA_RUN_OBJS)
 	@mkdir -p $(@D)
 	$(Q)ar rcs $@ $^

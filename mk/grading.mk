@@ -13,15 +13,16 @@
 GRADING_OUT := build/grading
 GRADER := $(GRADING_OUT)/cudalab-grade
 JAIL := $(GRADING_OUT)/cudalab-jail
-# grading/grader (the run), grading/results (rubric, scores, the files written) and grading/jail
-# (what runs as root) name what they include from grading/ (results/..., jail/...); the grader
+# grading/grader (the run), grading/results (rubric, scores, the files written), grading/safe_io
+# (files and text made safe) and grading/jail (what runs as root) name what they include from
+# grading/ (results/..., safe_io/..., jail/...); the grader
 # reads the checker's verdict frame from harness/checker/report.
 GRADING_CXX := g++ -std=c++20 -O2 -g -Wall -Wextra -MMD -MP
 # The grader's tests drive programs and read files: built without optimization, they compile in
 # half the time (80 s of make test's CPU at -O2 on 2 cores, 40 s at -O0) and still debug.
 GRADING_TEST_CXX := $(subst -O2,-O0,$(GRADING_CXX))
 GRADING_INCLUDES := -Igrading -Iharness
-GRADING_SRCS := $(wildcard grading/grader/*.cpp grading/results/*.cpp grading/jail/*.cpp)
+GRADING_SRCS := $(wildcard grading/grader/*.cpp grading/results/*.cpp grading/safe_io/*.cpp grading/jail/*.cpp)
 GRADING_OBJS := $(patsubst grading/%.cpp,$(GRADING_OUT)/obj/%.o,$(GRADING_SRCS))
 GRADING_LIB_OBJS := $(filter-out $(GRADING_OUT)/obj/grader/main.o $(GRADING_OUT)/obj/jail/jail_main.o,$(GRADING_OBJS))
 # The jail links only its own folder: it runs as root beside untrusted code, so it stays small.

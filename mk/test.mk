@@ -12,8 +12,8 @@ TEST_CXX := g++ -std=c++20 -O1 -Wall -Wextra -Wno-restrict -Iharness/include -Ih
 # The checker's logic that needs no GPU and no runner, and the protocol both sides speak: the
 # CPU backend's checker objects (mk/cpu.mk), which make test builds anyway. Their own build for
 # the unit tests compiled the same files a second time (14 s of make test's CPU on 2 cores).
-UNIT_CHECK := core/options judging/tolerance judging/diagnose timing/stats report/json_writer report/run_record_json \
-              core/shape core/cause judging/sum_reference calls/sanitizer_digest timing/timing_bound calls/runner_words \
+UNIT_CHECK := types/options judging/tolerance judging/diagnose timing/stats report/json_writer report/run_record_json \
+              types/shape types/cause types/number_words judging/sum_reference calls/sanitizer_digest timing/timing_bound calls/runner_words \
               timing/gpu_gate judging/index_width judging/matrix_reference judging/topk_reference \
               profile/profile_figures profile/profile_digest profile/ncu_figures
 UNIT_WIRE := random protocol

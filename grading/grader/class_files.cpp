@@ -7,7 +7,8 @@
 #include <iostream>
 
 #include "results/store.h"
-#include "results/util.h"
+#include "safe_io/files.h"
+#include "safe_io/secrets.h"
 
 extern char** environ;
 

@@ -6,7 +6,8 @@
 #include <regex>
 #include <set>
 
-#include "results/util.h"
+#include "safe_io/files.h"
+#include "safe_io/text.h"
 
 namespace grading {
 namespace {

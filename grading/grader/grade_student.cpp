@@ -19,7 +19,9 @@
 #include "jail/cgroup.h"
 #include "results/emulator_verdicts.h"
 #include "results/lab_report.h"
-#include "results/util.h"
+#include "safe_io/files.h"
+#include "safe_io/secrets.h"
+#include "safe_io/text.h"
 
 namespace grading {
 namespace {

@@ -22,7 +22,7 @@
 #include "results/reference_anchors.h"
 #include "results/scoring.h"
 #include "results/store.h"
-#include "results/util.h"
+#include "safe_io/files.h"
 #include "results/writers.h"
 
 namespace grading {

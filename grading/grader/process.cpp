@@ -24,7 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/report/report_channel.h"
-#include "results/util.h"
+#include "safe_io/files.h"
+#include "safe_io/secrets.h"
 
 namespace grading {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "results/util.h"
+#include "safe_io/text.h"
 
 namespace grading {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "scoring.h"
-#include "util.h"
+#include "safe_io/text.h"
 #include "writers.h"
 
 namespace grading {

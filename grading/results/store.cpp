@@ -1,6 +1,6 @@
 #include "store.h"
 
-#include "util.h"
+#include "safe_io/files.h"
 #include "writers.h"
 
 namespace grading {

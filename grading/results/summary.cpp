@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "scoring.h"
-#include "util.h"
+#include "safe_io/text.h"
 #include "writers.h"
 
 namespace grading {

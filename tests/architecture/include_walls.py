@@ -12,6 +12,10 @@ give (harness/, harness/include/, grading/); an angle include only from those ro
 in the checkout must match one of the row's `may include` globs; a quoted one that lands nowhere
 is an error too (it would hide a crossing).
 
+One way: the sub-folders of each folder in ONE_WAY (the checker's layers, harness/checker/README.md)
+include one another one way. A cycle between them (two that include each other, or a longer loop)
+is refused whatever the Walls tables open: one line per include that closes it, naming the loop.
+
 Usage: include_walls.py [ROOT]   (ROOT: the checkout, default the current folder)
 Prints one line per crossing, `file:line: ...`, and exits 1 when there is any; else prints a
 summary and exits 0.
@@ -25,6 +29,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|(.*)\|\s*$")
 INCLUDE_ROOTS = ["harness", "harness/include", "grading"]
 TREES = ["harness", "grading"]
+# Folders whose sub-folders are layers: includes between them go one way (no cycle).
+ONE_WAY = ["harness/checker"]
 
 
 def glob_regex(glob):
@@ -88,9 +94,84 @@ def resolve(root, path, quote, target):
     return None
 
 
+def layer_of(parent, path):
+    """The sub-folder of `parent` that holds `path` ("calls" for harness/checker/calls/x.h); None
+    for a file outside it or directly in it."""
+    if not path.startswith(parent + "/"):
+        return None
+    rest = path[len(parent) + 1:]
+    return rest.split("/", 1)[0] if "/" in rest else None
+
+
+def strongly_connected(graph):
+    """Tarjan's components of {node: {neighbour: ...}}, each a sorted list."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, {})):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def shortest_loop(graph, start, members):
+    """The shortest path start -> ... -> start inside `members`, as a list of nodes."""
+    paths, seen = [[start]], {start}
+    while paths:
+        path = paths.pop(0)
+        for w in sorted(graph.get(path[-1], {})):
+            if w == start:
+                return path + [start]
+            if w in members and w not in seen:
+                seen.add(w)
+                paths.append(path + [w])
+    return [start]
+
+
+def one_way_problems(resolved):
+    """A line per include that closes a loop between the layers of a ONE_WAY folder. `resolved`:
+    every include that landed in the checkout, as (file, line, found)."""
+    problems = []
+    for parent in ONE_WAY:
+        graph = {}  # layer -> {layer it includes: the first include that does}
+        for path, number, found in resolved:
+            a, b = layer_of(parent, path), layer_of(parent, found)
+            if a and b and a != b:
+                graph.setdefault(a, {}).setdefault(b, (path, number, found))
+        for component in strongly_connected(graph):
+            if len(component) < 2:
+                continue
+            loop = shortest_loop(graph, component[0], set(component))
+            said = " -> ".join(loop)
+            for a, b in zip(loop, loop[1:]):
+                path, number, found = graph[a][b]
+                problems.append(f"{path}:{number}: includes {found}: the layers of {parent} include each other "
+                                f"in a loop ({said}); includes go one way ({parent}/README.md)")
+    return problems
+
+
 def check(root):
     rows = read_walls(root)
-    problems, files, includes = [], 0, 0
+    problems, files, includes, resolved = [], 0, 0, []
     for path in sources(root):
         files += 1
         matching = [r for r in rows if r[1].match(path)]
@@ -110,10 +191,11 @@ def check(root):
                         problems.append(f'{path}:{number}: #include "{target}" is found nowhere in the checkout')
                     continue
                 includes += 1
+                resolved.append((path, number, found))
                 if not any(a.match(found) for a in allowed):
                     problems.append(f"{path}:{number}: includes {found}, which the walls of {glob} "
                                     f"({readme}) do not open")
-    return problems, files, includes
+    return problems + one_way_problems(resolved), files, includes
 
 
 def main():
@@ -124,7 +206,8 @@ def main():
     if problems:
         print(f"include walls: {len(problems)} crossing(s) in {files} files")
         return 1
-    print(f"include walls: {includes} includes of {files} files under harness/ and grading/ stay within their walls")
+    print(f"include walls: {includes} includes of {files} files under harness/ and grading/ stay within their walls, "
+          f"the layers of {', '.join(ONE_WAY)} one way")
     return 0
 
 

@@ -15,7 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "results/util.h"
+#include "safe_io/files.h"
+#include "safe_io/secrets.h"
 
 using namespace grading;
 using nlohmann::json;

@@ -23,7 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
-#include "results/util.h"
+#include "safe_io/files.h"
 
 using namespace grading;
 using nlohmann::json;

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "shipped_stub.h"
-#include "results/util.h"
+#include "safe_io/files.h"
 
 using namespace grading;
 using grading_test::committed_file;

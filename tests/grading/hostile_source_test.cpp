@@ -8,7 +8,8 @@
 #include <fstream>
 
 #include "grader/static_rules.h"
-#include "results/util.h"
+#include "safe_io/files.h"
+#include "safe_io/text.h"
 
 using namespace grading;
 

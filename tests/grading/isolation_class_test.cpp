@@ -30,7 +30,7 @@
 #include "leftovers.h"
 #include "shipped_stub.h"
 #include "grader/grade_student.h"
-#include "results/util.h"
+#include "safe_io/files.h"
 
 using namespace grading;
 using namespace grading_test;

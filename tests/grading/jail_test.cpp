@@ -23,7 +23,8 @@
 
 #include "leftovers.h"
 #include "grader/process.h"
-#include "results/util.h"
+#include "safe_io/files.h"
+#include "safe_io/secrets.h"
 
 using namespace grading;
 using namespace grading_test;

@@ -15,7 +15,7 @@
 #include "results/result.h"
 #include "results/rubric.h"
 #include "results/scoring.h"
-#include "results/util.h"
+#include "safe_io/files.h"
 #include "results/writers.h"
 
 using namespace grading;

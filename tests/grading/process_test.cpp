@@ -6,7 +6,8 @@
 
 #include "grader/process.h"
 #include "grader/verdict_frame.h"
-#include "results/util.h"
+#include "safe_io/files.h"
+#include "safe_io/secrets.h"
 
 using namespace grading;
 

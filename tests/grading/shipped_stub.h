@@ -8,7 +8,7 @@
 #include <string>
 #include <system_error>
 
-#include "results/util.h"
+#include "safe_io/files.h"
 
 namespace grading_test {
 

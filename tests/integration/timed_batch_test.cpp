@@ -18,6 +18,7 @@
 #include "checker/calls/runner_process.h"
 #include "checker/calls/runner_session.h"
 #include "checker/judging/matrix_reference.h"
+#include "checker/timing/timed_batch.h"
 #include "checker/timing/timed_call.h"
 #include "labs/lab4/call.h"
 #include "wire/fill.h"
@@ -54,10 +55,10 @@ LabCall transpose_call(size_t rows, size_t cols, uint64_t seed) {
 // A batch of `reps` such calls in `program`, every call checked.
 TimedBatch transpose_batch(const std::string& program, size_t rows, size_t cols, int reps,
                            std::vector<LabCall>& calls) {
-  runner_configure(config_for(program), 4);
+  RunnerSession runner(config_for(program), 4);
   for (int i = 0; i < reps; ++i) calls.push_back(transpose_call(rows, cols, 40 + uint64_t(i)));
-  TimedBatch b = run_timed_batch(calls, [](size_t n) { return std::vector<bool>(n, true); });
-  runner_finish();
+  TimedBatch b = run_timed_batch(runner, calls, [](size_t n) { return std::vector<bool>(n, true); });
+  runner.finish();
   return b;
 }
 
@@ -145,17 +146,17 @@ namespace {
 // machine waking a process can take longer than a GPU's 0.25 ms; what is tested here is the
 // sequence of batches and the checking, not the bound (tests/unit/timing_bound_test.cpp).
 StudentTiming transpose_timing(const std::string& program) {
-  runner_configure(config_for(program), 4);
+  RunnerSession runner(config_for(program), 4);
   StudentTimingConfig cfg;
   cfg.memory_budget_bytes = uint64_t(64) << 20;
   cfg.bound.overhead_ms = 100;
-  const StudentTiming t =
-      time_lab_calls([](int rep) { return transpose_call(kRows, kCols, 100 + uint64_t(rep)); },
-                     [](int rep, const LabCall&, const LabCallResult& res) {
-                       return check_transpose_samples(res.samples.at(1), input_fill(100 + uint64_t(rep)), kRows, kCols);
-                     },
-                     cfg);
-  runner_finish();
+  const StudentTiming t = time_lab_calls(
+      runner, [](int rep) { return transpose_call(kRows, kCols, 100 + uint64_t(rep)); },
+      [](int rep, const LabCall&, const LabCallResult& res) {
+        return check_transpose_samples(res.samples.at(1), input_fill(100 + uint64_t(rep)), kRows, kCols);
+      },
+      cfg);
+  runner.finish();
   return t;
 }
 

@@ -42,14 +42,13 @@ TEST_CASE("a measured span waits out every run that is starting up, and starting
   char dir[] = "/tmp/cudalab-gate-XXXXXX";
   REQUIRE(mkdtemp(dir) != nullptr);
   const std::string gate = std::string(dir) + "/gpu0.gate";
-  set_measured_span_gate(gate);
   std::atomic<bool> measuring{false};
   std::thread measurer;
   {
     GpuStartup first(gate);
     GpuStartup second(gate);  // shared: two runs may start at once
     measurer = std::thread([&] {
-      const MeasuredSpan span;  // its own open file: flock makes it wait for both start-ups
+      const MeasuredSpan span(gate);  // its own open file: flock makes it wait for both start-ups
       measuring = true;
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -60,8 +59,7 @@ TEST_CASE("a measured span waits out every run that is starting up, and starting
   }
   measurer.join();
   CHECK(measuring.load());
-  set_measured_span_gate("");
-  const MeasuredSpan no_gate;  // nothing to wait on
+  const MeasuredSpan no_gate("");  // nothing to wait on
   unlink((gate + ".start").c_str());
   rmdir(dir);
 }

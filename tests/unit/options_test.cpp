@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "checker/core/options.h"
+#include "checker/types/options.h"
 
 using namespace cudalab;
 

@@ -10,9 +10,9 @@
 //   size_t scratch = call.output(kScratch, scratch_n, /*return_data=*/false);
 //   size_t total   = call.output(kSum, 1);
 //   call.scalar(kN, int64_t(n));
-//   LabCallResult res = call.run();          // throws LabCallFailure when it could not finish
+//   LabCallResult res = call.run(context);   // throws LabCallFailure when it could not finish
 //   float got = res.floats(total)[0];
-//   add_guards_and_notes(r, call, res, {{total}, {scratch}, {kIn}});  // "wrote past the end of d_sum", ...
+//   add_guards_and_notes(r, call, res, {{total}, {scratch}, {kIn}});  // checker/judging/guard_verdicts.h
 //
 // The runner unpacks the buffers and scalars by the same call.h (labs/labN/runner_entry.cpp).
 #pragma once
@@ -24,16 +24,33 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
+#include "runner_session.h"
 #include "wire/fill.h"
 #include "wire/lab_signature.h"
 #include "wire/protocol.h"
 
 namespace cudalab {
 
+// What one call left for the report besides its outputs (in its LabCallResult or its
+// LabCallFailure), and what all of a check's calls left (CallContext::record).
+struct CallRecord {
+  std::vector<wire::Launch> launches;  // what the launch record saw (a refused launch too)
+  uint64_t launches_total = 0;
+  // The runner's own words (runner_words.h): printable and cut; shown only where the run allows.
+  std::vector<std::string> runner_words;
+  // The runner's notes as received: PROFILE=1 reads its counts from them as numbers
+  // (checker/profile/profile_notes.h); they are never shown.
+  std::vector<std::string> runner_notes;
+  // A later call's record after this one: its launches replace these (the report shows the last
+  // call's), its words and notes follow.
+  void add(const CallRecord& later);
+};
+
 // Why a call produced no outputs to judge. The message is a sentence for the report, in the
-// checker's own words (runner_words.h); what the runner said travels in runner_words.
-struct LabCallFailure : std::runtime_error {
+// checker's own words (runner_words.h); what the runner said travels in its record, which is
+// empty when no reply came (a crash, a hang).
+struct LabCallFailure : std::runtime_error, CallRecord {
   enum class Kind {
     CudaError,
     ContextLost,
@@ -48,10 +65,8 @@ struct LabCallFailure : std::runtime_error {
   };
   Kind kind;
   std::vector<std::string> notes;
-  std::vector<std::string> runner_words;  // printable and cut; shown only where runner_words_allowed()
-  std::vector<wire::Launch> launches;  // what the launch record saw before the failure (a refused launch too)
-  LabCallFailure(Kind k, const std::string& message, std::vector<std::string> n = {}, std::vector<std::string> w = {})
-      : std::runtime_error(message), kind(k), notes(std::move(n)), runner_words(std::move(w)) {}
+  LabCallFailure(Kind k, const std::string& message, std::vector<std::string> n = {}, CallRecord record = {})
+      : std::runtime_error(message), CallRecord(std::move(record)), kind(k), notes(std::move(n)) {}
 };
 
 // The report's cause for a failed call (suite.h): what the kind of failure means as data.
@@ -69,19 +84,27 @@ struct OutputSample {
   float value = 0;
 };
 
-struct LabCallResult {
+// A call's outputs, with its record (launches, the runner's words).
+struct LabCallResult : CallRecord {
   std::vector<std::vector<uint8_t>> data;  // per buffer: its elements (empty when not returned)
   // Per buffer: the elements drawn from a sampled output in a timed batch, the last element of the
   // output first (empty for other buffers, and in a check, which has all of data).
   std::vector<std::vector<OutputSample>> samples;
   std::vector<GuardState> guards;  // per buffer
-  std::vector<wire::Launch> launches;  // what the lab's code launched
-  uint64_t launches_total = 0;
   std::vector<std::string> notes;  // what the runner noticed (the CPU backend's emulator), in the checker's words
 
   std::vector<float> floats(size_t buffer) const;
   std::vector<uint32_t> u32s(size_t buffer) const;
   std::vector<int32_t> i32s(size_t buffer) const;
+};
+
+// What a check's calls need from the run, and what they leave for its report: the run's kernel
+// runner (with the lab file the checker read), passed down to the suite, and the record of the
+// calls made so far. Made afresh for each check (run_checks.cpp), so one check's calls never
+// reach another's report.
+struct CallContext {
+  RunnerSession& runner;
+  CallRecord record;
 };
 
 class LabCall {
@@ -114,10 +137,10 @@ class LabCall {
   // A scalar past the lab's own: the baseline runner's choice of kernel (baseline_timing.h).
   void extra_scalar(int64_t v) { request_.scalars.push_back(v); }
 
-  // Runs the call in the current kernel runner (starting one if needed). A call in which
-  // no kernel was launched, or that brought more GPU data to the host than a few bytes or an
-  // eighth of its input, fails with Kind::NoKernel.
-  LabCallResult run();
+  // Runs the call in the context's kernel runner (starting one if needed) and adds what it left
+  // to the context's record. A call in which no kernel was launched, or that brought more GPU
+  // data to the host than a few bytes or an eighth of its input, fails with Kind::NoKernel.
+  LabCallResult run(CallContext& context);
 
   std::string function() const { return signature_.function; }
   int lab() const { return signature_.lab; }
@@ -140,35 +163,11 @@ class LabCall {
 // than the gather's launch); above, only its drawn elements do.
 constexpr uint64_t kWholeOutputBytes = uint64_t(1) << 20;
 
-// call.run(), and when it fails, the lab's own words for the launch record it failed with
+// call.run(context), and when it fails, the lab's own words for the launch record it failed with
 // (explain returns "" when it has none): they take the place of the general account of a refused
 // launch ("you asked for a grid of ..."), which the lab can say more exactly from its shapes.
-LabCallResult run_explained(LabCall& call, const std::function<std::string(const std::vector<wire::Launch>&)>& explain);
-
-// The launches of the last call that got as far as a reply (for the report), then cleared.
-std::vector<wire::Launch> take_last_launches(uint64_t& total);
-// The runner's own words (runner_words.h) of the calls since the last take, then cleared.
-std::vector<std::string> take_last_runner_words();
-
-// A timed batch (timed_call.h): the calls run back to back in the runner, between its two CUDA
-// events, each on buffers of its own; check(n), asked only after the batch ran, says which
-// calls' outputs come back, and the elements of their sampled outputs are drawn then too, from
-// a generator the runner cannot see. At most wire::kMaxBatchSamples elements are drawn in all.
-// Throws LabCallFailure as run() does (Kind::OutOfMemory when the runner could not make all the
-// calls' buffers).
-struct TimedBatch {
-  double ms = 0;  // the runner's events around all the calls (its word)
-  double wall_ms = 0;  // the checker's own clock, from "go" to "done"
-  double prepare_ms = 0;  // the checker's clock: the batch sent until the runner was ready
-  double hand_back_ms = 0;  // the checker's clock: "done" until the checked outputs were back
-  double startup_wait_ms = 0;  // ready until "go": another run's start-up waited out (gpu_gate.h)
-  uint32_t threads_left = 0;  // host threads the lab's code left running (the runner's count)
-  std::vector<std::optional<LabCallResult>> results;  // per call: its outputs, when checked
-};
-// `measured`: the batch's time counts (a timed batch, or one that sizes them), so it runs in a
-// MeasuredSpan (gpu_gate.h); a warm-up's only estimates the batch size, and waits for nothing.
-TimedBatch run_timed_batch(std::vector<LabCall>& calls, const std::function<std::vector<bool>(size_t)>& check,
-                           bool measured = true);
+LabCallResult run_explained(CallContext& context, LabCall& call,
+                            const std::function<std::string(const std::vector<wire::Launch>&)>& explain);
 
 // The values a Random fill gives, as the runner makes them (wire::fill_host).
 template <class T>
@@ -177,17 +176,5 @@ std::vector<T> make_input(size_t count, const wire::Fill& fill) {
   wire::fill_host(v.data(), fill, count);
   return v;
 }
-
-// A buffer whose guard words a check judges, named in the report by `described_as` where the
-// buffer's own name would not say enough ("d_scratch (scratch_elements(n) = 1,025 floats)").
-struct Guarded {
-  size_t buffer;
-  std::string described_as = "";
-};
-// The end of every check's judgement: "wrote past the end of <name>" for each buffer in `order`
-// whose guards changed (the outputs first: an overrun of an output is the likelier bug), then
-// what the runner noticed (the CPU backend's notes).
-void add_guards_and_notes(CheckResult& r, const LabCall& call, const LabCallResult& res,
-                          std::initializer_list<Guarded> order);
 
 }  // namespace cudalab

@@ -3,55 +3,46 @@
 #include <stdexcept>
 
 namespace cudalab {
-namespace {
-RunnerConfig g_config;
-int g_lab = 0;
-std::unique_ptr<RunnerProcess> g_runner;
-}  // namespace
 
-void runner_configure(const RunnerConfig& config, int lab) {
-  g_config = config;
-  g_lab = lab;
+void RunnerSession::configure(const RunnerConfig& config, int lab) {
+  config_ = config;
+  lab_ = lab;
 }
 
-const RunnerConfig& runner_config() { return g_config; }
-
-RunnerProcess& runner() {
-  if (!g_runner) {
-    auto r = std::make_unique<RunnerProcess>(g_config);
-    if (int(r->hello().lab) != g_lab)
-      throw std::runtime_error("the kernel runner " + g_config.program + " was built for lab " +
-                               std::to_string(r->hello().lab) + ", not lab " + std::to_string(g_lab));
-    g_runner = std::move(r);
+RunnerProcess& RunnerSession::runner() {
+  if (!runner_) {
+    auto r = std::make_unique<RunnerProcess>(config_);
+    if (int(r->hello().lab) != lab_)
+      throw std::runtime_error("the kernel runner " + config_.program + " was built for lab " +
+                               std::to_string(r->hello().lab) + ", not lab " + std::to_string(lab_));
+    runner_ = std::move(r);
   }
-  return *g_runner;
+  return *runner_;
 }
 
-std::string runner_discard() {
-  if (!g_runner) return "";
-  std::string how = g_runner->stop();
-  g_runner.reset();
+std::string RunnerSession::discard() {
+  if (!runner_) return "";
+  std::string how = runner_->stop();
+  runner_.reset();
   return how;
 }
 
-void runner_finish() { end_student_processes(); }
-
-bool end_student_processes() {
-  if (!g_runner) return true;
+bool RunnerSession::end_student_processes() {
+  if (!runner_) return true;
   bool told = true;
   try {
-    wire::send_frame(g_runner->socket(), wire::MessageType::Quit, "");
+    wire::send_frame(runner_->socket(), wire::MessageType::Quit, "");
   } catch (const wire::ProtocolError&) {
     told = false;
   }
-  g_runner->stop(told);
-  const bool gone = !g_runner->group_outlived();
-  g_runner.reset();
+  runner_->stop(told);
+  const bool gone = !runner_->group_outlived();
+  runner_.reset();
   return gone;
 }
 
-void require_no_student_process(const std::string& what) {
-  if (g_runner)
+void RunnerSession::require_no_student_process(const std::string& what) const {
+  if (runner_)
     throw std::logic_error("the checker's own timing (" + what +
                            ") would run beside the student's kernel runner: end_student_processes() first");
 }

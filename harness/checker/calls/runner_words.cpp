@@ -10,13 +10,11 @@
 #include <sstream>
 
 #include "printable.h"
-#include "checker/judging/diagnose.h"
+#include "checker/types/number_words.h"
 
 namespace cudalab {
 
 namespace {
-LabSource g_source;
-bool g_words_allowed = true;
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -152,11 +150,6 @@ std::string code_without_comments(const std::string& t) {
   }
   return code;
 }
-
-void set_lab_source(const LabSource& source) { g_source = source; }
-const LabSource& lab_source() { return g_source; }
-void set_runner_words_allowed(bool allowed) { g_words_allowed = allowed; }
-bool runner_words_allowed() { return g_words_allowed; }
 
 std::string cuda_error_words(int32_t code) {
   for (const auto& e : kErrors)

@@ -11,7 +11,7 @@
 //     an illegal address) recognized by kind, and said in the checker's own sentences.
 // The runner's own text (the exception's message, the emulator's account with its threads and
 // blocks) travels beside the report: printable, cut, and only where no check of the run is
-// hidden (checker/core/run_checks.cpp): a student's own `make labN`, a grading without hidden checks.
+// hidden (checker/run/run_checks.cpp): a student's own `make labN`, a grading without hidden checks.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -33,13 +33,6 @@ LabSource read_lab_source(const std::string& path);
 // The file's code with its comments blanked (line breaks kept, so line numbers still hold): what
 // the checker reads for a cause must be code, never a comment's "TODO: atomicAdd".
 std::string code_without_comments(const std::string& text);
-void set_lab_source(const LabSource& source);
-const LabSource& lab_source();
-
-// Whether the runner's own words may appear in this run's report (no hidden check in the run).
-void set_runner_words_allowed(bool allowed);
-bool runner_words_allowed();
-
 // "an illegal memory access was encountered (cudaErrorIllegalAddress)"; "CUDA error 1234" for a
 // code the checker does not know.
 std::string cuda_error_words(int32_t code);

@@ -24,12 +24,13 @@ namespace {
 
 // One core at 4096^3 would take about a minute: time the first rows of C (about 2^27
 // multiply-adds' worth) and scale to all M rows. Rows of C cost the same, so this is fair.
-TimingRow cpu_product_row(size_t M, size_t N, size_t K, uint64_t seed, double flops) {
+TimingRow cpu_product_row(const RunnerSession& runner, size_t M, size_t N, size_t K, uint64_t seed, double flops) {
   const std::vector<float> a = matrix_input(M, K, seed, /*stream=*/1, -1.0f, 1.0f);
   const std::vector<float> b = matrix_input(K, N, seed, /*stream=*/2, -1.0f, 1.0f);
   const size_t cpu_rows = std::clamp<size_t>((size_t(1) << 27) / std::max<size_t>(1, N * K), 1, M);
   std::vector<float> host_c(cpu_rows * N);
-  Timing cpu = time_host([&] { cpu_matmul_rows(a.data(), b.data(), host_c.data(), N, K, 0, cpu_rows); }, 3);
+  Timing cpu = time_host(
+      runner, [&] { cpu_matmul_rows(a.data(), b.data(), host_c.data(), N, K, 0, cpu_rows); }, 3);
   const double cpu_ms = cpu.median_ms * double(M) / double(cpu_rows);
   // In GFLOP/s: a CPU core's rate would print as 0.00 TFLOP/s.
   return {
@@ -84,15 +85,15 @@ TimingReport product_timing(const TimingRequest& req, const wire::LabSignature& 
   const VerifyCall verify = [&](int rep, const LabCall&, const LabCallResult& res) {
     return check_product_samples(res.samples.at(c_index), fill_of(rep, 1), fill_of(rep, 2), M, N, K);
   };
-  const StudentTiming student = time_lab_calls(make_call, verify);
+  const StudentTiming student = time_lab_calls(req.runner, make_call, verify);
   // Everything below is the checker's own, timed with no process of the student's alive.
-  if (!student_processes_ended(t) || !accept_student_timing(student, t)) return t;
+  if (!student_processes_ended(req.runner, t) || !accept_student_timing(student, t)) return t;
   // The harness's kernels and cuBLAS on calls made as the student's were (the ceiling is cuBLAS's
   // row: the same method as every other row).
   std::vector<std::pair<std::string, StudentTiming>> baseline_rows;
   StudentTiming cublas;
   {
-    const BaselineSession session(lab_call.lab);
+    const BaselineSession session(req.runner, lab_call.lab);
     cublas = session.time(kCublasProductRung, make_call, verify);
     // With req.student_row_only, cuBLAS alone: it is the ceiling and sets the physical floor
     // that judges the student's time; the naive rungs are the anchor runs' (the grader's).
@@ -115,7 +116,7 @@ TimingReport product_timing(const TimingRequest& req, const wire::LabSignature& 
   t.note = timing_method_note(student, "The ceiling: cuBLAS SGEMM's row");
   row("your kernel", "student", student.median_ms, student.method());
 
-  if (!req.graded_rows_only) t.rows.push_back(cpu_product_row(M, N, K, req.seed, flops));
+  if (!req.graded_rows_only) t.rows.push_back(cpu_product_row(req.runner, M, N, K, req.seed, flops));
   for (const auto& [name, timing] : baseline_rows)
     if (baseline_timed(timing, name, t)) row(name, "baseline", timing.median_ms, batches_note(timing));
   row("cuBLAS SGEMM", "vendor", cublas.median_ms, batches_note(cublas));

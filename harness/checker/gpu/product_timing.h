@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "product_baselines.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "wire/lab_signature.h"
 
 namespace cudalab {

@@ -10,7 +10,8 @@
 
 namespace cudalab {
 
-SumTimingReport::SumTimingReport(size_t n, const std::string& size_note) : n_(n), bytes_(n * sizeof(float)) {
+SumTimingReport::SumTimingReport(RunnerSession& runner, size_t n, const std::string& size_note)
+    : runner_(runner), n_(n), bytes_(n * sizeof(float)) {
   report.status = "measured";
   report.size = "n = " + with_commas(n) + " floats (" + with_commas(bytes_ >> 20) + " MiB)" + size_note;
   report.note = "every GPU row timed one way: " + shared_timing_method();
@@ -25,9 +26,9 @@ void SumTimingReport::add(const std::string& name, const std::string& role, doub
 }
 
 bool SumTimingReport::add_student(const StudentTiming& st, const std::string& name, const std::string& note) {
-  if (!student_processes_ended(report)) return false;
+  if (!student_processes_ended(runner_, report)) return false;
   if (!accept_student_timing(st, report)) return false;
-  report.ceiling_value = copy_bandwidth_gbs(bytes_);  // with no process of the student's alive
+  report.ceiling_value = copy_bandwidth_gbs(runner_, bytes_);  // with no process of the student's alive
   const double floor_ms = double(bytes_) / (1.5 * report.ceiling_value * 1e6);
   if (!accept_student_timing(st, report, floor_ms,
                              "reading " + with_commas(bytes_ >> 20) + " MiB at 1.5 times the copy bandwidth"))
@@ -44,6 +45,7 @@ void SumTimingReport::add_comparisons(int lab, const TimingRequest& req,
   if (!req.graded_rows_only) {
     const std::vector<float> input = cpu_input();
     Timing cpu = time_host(
+        runner_,
         [&] {
           volatile double s = serial_sum(input);
           (void)s;
@@ -66,7 +68,7 @@ void SumTimingReport::add_comparisons(int lab, const TimingRequest& req,
     const CheckResult r = check_sum(exact.sum, exact.abs_sum, res.floats(baseline_call::kSumOut)[0], n, nullptr);
     return r.status == Status::Pass ? "" : r.message;
   };
-  const BaselineSession baselines(lab);
+  const BaselineSession baselines(runner_, lab);
   const StudentTiming naive = baselines.time(0, make_call, verify);
   if (baseline_timed(naive, "the naive kernel", report))
     add("naive interleaved, all levels (harness)", "baseline", naive.median_ms, batches_note(naive));

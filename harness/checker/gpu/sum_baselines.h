@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/timing/timed_call.h"
-#include "checker/timing/timing_report.h"
+#include "checker/types/timing_report.h"
 #include "wire/protocol.h"
 
 namespace cudalab {
@@ -19,7 +19,7 @@ namespace cudalab {
 // measures the ceiling; the baselines come after it.
 class SumTimingReport {
  public:
-  SumTimingReport(size_t n, const std::string& size_note = "");
+  SumTimingReport(RunnerSession& runner, size_t n, const std::string& size_note = "");
   // A row; GB/s are bytes read / time, and only GPU kernels get a fraction of the ceiling.
   void add(const std::string& name, const std::string& role, double ms, const std::string& note = "");
   // The rows every sum lab compares against: one CPU core (on cpu_input()), then the naive kernel
@@ -36,6 +36,7 @@ class SumTimingReport {
   TimingReport report;
 
  private:
+  RunnerSession& runner_;
   size_t n_, bytes_;
 };
 

@@ -26,13 +26,14 @@ void flush_l2() {
   require(cudaMemsetAsync(scratch, 0x5A, bytes), "flushing the L2 cache");
 }
 
-Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg, const std::function<void()>& prepare) {
-  require_no_student_process("a baseline or ceiling on the GPU");  // nothing of the student's beside it
+Timing time_gpu(const RunnerSession& runner, const std::function<void()>& work, const TimerConfig& cfg,
+                const std::function<void()>& prepare) {
+  runner.require_no_student_process("a baseline or ceiling on the GPU");  // nothing of the student's beside it
   cudaEvent_t start, stop;
   require(cudaEventCreate(&start), "cudaEventCreate");
   require(cudaEventCreate(&stop), "cudaEventCreate");
   Timing t;
-  const MeasuredSpan span;  // no other run of the gate starting up meanwhile (gpu_gate.h)
+  const MeasuredSpan span(runner.measured_span_gate());  // no other run of the gate starting up meanwhile (gpu_gate.h)
   for (int i = 0; i < cfg.warmups + cfg.repeats; ++i) {
     if (prepare) prepare();
     if (cfg.flush_l2) flush_l2();
@@ -52,8 +53,8 @@ Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg, const
   return t;
 }
 
-Timing time_host(const std::function<void()>& work, int repeats) {
-  require_no_student_process("one CPU core's time");
+Timing time_host(const RunnerSession& runner, const std::function<void()>& work, int repeats) {
+  runner.require_no_student_process("one CPU core's time");
   Timing t;
   // The first run warms the caches up; a run of a tenth of a second or more is its own
   // measurement (its data, hundreds of MB made by the caller, is in memory already, and caches

@@ -4,6 +4,8 @@
 #include <functional>
 #include <vector>
 
+#include "checker/calls/runner_session.h"
+
 namespace cudalab {
 
 struct TimerConfig {
@@ -21,14 +23,14 @@ struct Timing {
 // Times `work` (which enqueues GPU work on the default stream). `prepare`, if given, runs
 // before each repeat outside the timed region (restoring an input consumed in place, say).
 // The checker's own timings: they refuse to run while a kernel runner (the student's code) is
-// alive (runner_session.h: end_student_processes() first).
-Timing time_gpu(const std::function<void()>& work, const TimerConfig& cfg = {},
+// alive in `runner` (RunnerSession::end_student_processes() first).
+Timing time_gpu(const RunnerSession& runner, const std::function<void()>& work, const TimerConfig& cfg = {},
                 const std::function<void()>& prepare = nullptr);
 
 // Times a host function with a steady clock: the median of `repeats` after one warm-up, or the
 // first run alone when it took kLongHostRunMs or more (the caller has made its data already).
 inline constexpr double kLongHostRunMs = 100;
-Timing time_host(const std::function<void()>& work, int repeats = 5);
+Timing time_host(const RunnerSession& runner, const std::function<void()>& work, int repeats = 5);
 
 // Makes this process's CUDA context now (the runtime makes it on the first call otherwise): the
 // checker's own references run on the GPU during a timing, and a context made there would take

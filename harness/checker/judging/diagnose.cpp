@@ -17,16 +17,6 @@ bool is_poison(float v) {
   return bits == kPoisonBits;
 }
 
-std::string with_commas(size_t v) {
-  std::string s = std::to_string(v);
-  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
-  return s;
-}
-
-std::string count_of(size_t n, const std::string& one, const std::string& many) {
-  return with_commas(n) + " " + (n == 1 ? one : many);
-}
-
 std::string OutputLayout::where(size_t index) const {
   if (rows && cols) return "(row " + std::to_string(index / cols) + ", col " + std::to_string(index % cols) + ")";
   return "[" + std::to_string(index) + "]";

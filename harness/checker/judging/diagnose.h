@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/suite.h"
+#include "checker/types/number_words.h"
+#include "checker/types/suite.h"
 #include "wire/protocol.h"
 
 namespace cudalab {
@@ -70,10 +71,5 @@ std::string refused_grid_words(const std::vector<wire::Launch>& launches, const 
 // Adds the verdict of the guard elements after an output (count overwritten, first index).
 void add_canary_verdict(CheckResult& r, const std::string& buffer, size_t n, size_t overwritten,
                         size_t first_overwritten);
-
-// Formats 1234567 as "1,234,567".
-std::string with_commas(size_t v);
-// "1 place", "5 places", "1,024 places": a count and its noun, singular or plural.
-std::string count_of(size_t n, const std::string& one, const std::string& many);
 
 }  // namespace cudalab

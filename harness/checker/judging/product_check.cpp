@@ -8,6 +8,7 @@
 #include "matrix_reference.h"
 #include "tolerance.h"
 #include "checker/calls/lab_call.h"
+#include "checker/judging/guard_verdicts.h"
 
 namespace cudalab {
 namespace {
@@ -62,7 +63,7 @@ std::string row_list(const std::vector<size_t>& rows) {
 
 }  // namespace
 
-CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_t seed) {
+CheckResult run_product_check(CallContext& calls, const ProductLab& lab, const CheckCase& c, uint64_t seed) {
   const size_t M = c.shape.dims[0], N = c.shape.dims[1], K = c.shape.dims[2];
   const size_t S = lab.k_step;
   // Mixed signs, as real data has; the tolerance scales with sum |a||b|, so cancellation is allowed for.
@@ -78,7 +79,7 @@ CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_
   call.scalar(kProductK, int64_t(K));
   const GridMatrix grid_of{M, N, lab.tile, lab.tile_n, "C", "N", "M"};
   const LabCallResult res =
-      run_explained(call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });
+      run_explained(calls, call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });
 
   const bool sampled = double(M) * double(N) * double(K) > kFullReferenceWork;
   const ProductRows ref =
@@ -153,7 +154,7 @@ std::string reject_product_shape(const ProductLab& lab, const Shape& s) {
 }
 
 LabSuite product_suite(const ProductLab& lab, std::string title, std::vector<CheckCase> cases,
-                       std::function<CheckResult(const CheckCase&, uint64_t seed)> run) {
+                       std::function<CheckResult(CallContext&, const CheckCase&, uint64_t seed)> run) {
   return LabSuite{lab.call.lab, std::move(title), "MxNxK", 3, std::move(cases), std::move(run), [lab](const Shape& s) {
                     return reject_product_shape(lab, s);
                   }};

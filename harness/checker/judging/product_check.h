@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "wire/lab_signature.h"
 
 namespace cudalab {
@@ -40,7 +40,7 @@ struct ProductLab {
 };
 
 // Runs one check of a product lab: case c's M x N x K, inputs from `seed`.
-CheckResult run_product_check(const ProductLab& lab, const CheckCase& c, uint64_t seed);
+CheckResult run_product_check(CallContext& calls, const ProductLab& lab, const CheckCase& c, uint64_t seed);
 
 // "" when a --size can run under the lab's contract, otherwise why not.
 std::string reject_product_shape(const ProductLab& lab, const Shape& s);
@@ -48,7 +48,7 @@ std::string reject_product_shape(const ProductLab& lab, const Shape& s);
 // A product lab's suite: `cases` run by `run` (run_product_check, or a wrapper that adds the lab's
 // own hints), sized M x N x K within the lab's contract.
 LabSuite product_suite(const ProductLab& lab, std::string title, std::vector<CheckCase> cases,
-                       std::function<CheckResult(const CheckCase&, uint64_t seed)> run);
+                       std::function<CheckResult(CallContext&, const CheckCase&, uint64_t seed)> run);
 
 // A product case's shape: {M, N, K}.
 inline Shape mnk(size_t M, size_t N, size_t K) { return Shape{{M, N, K}}; }

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "wire/protocol.h"
 
 namespace cudalab {

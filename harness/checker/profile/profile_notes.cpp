@@ -1,19 +1,12 @@
 #include "profile_notes.h"
 
 namespace cudalab {
-namespace {
-std::vector<std::string> g_kept;
-}
 
-void keep_profile_notes(const std::vector<std::string>& notes) {
-  for (const auto& n : notes)
-    if (n.rfind("cudalab: profile ", 0) == 0 && g_kept.size() < 64) g_kept.push_back(n);
-}
-
-std::vector<std::string> take_profile_notes() {
-  std::vector<std::string> out;
-  out.swap(g_kept);
-  return out;
+std::vector<std::string> profile_notes_among(const std::vector<std::string>& runner_notes) {
+  std::vector<std::string> kept;
+  for (const auto& n : runner_notes)
+    if (n.rfind("cudalab: profile ", 0) == 0 && kept.size() < 64) kept.push_back(n);
+  return kept;
 }
 
 }  // namespace cudalab

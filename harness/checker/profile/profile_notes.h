@@ -1,12 +1,13 @@
-// The CPU backend's profile notes of the last calls (profile_figures.h reads them): lab_call.cpp
-// keeps every reply's, as received, before the report's own words are made of the rest.
+// The CPU backend's profile notes among a profile run's runner notes, as received (each call's
+// LabCallResult carries them, and the check's CallContext gathers them): profile_figures.h reads
+// them as numbers, never as the report's words.
 #pragma once
 #include <string>
 #include <vector>
 
 namespace cudalab {
 
-void keep_profile_notes(const std::vector<std::string>& notes);  // those that start "cudalab: profile "
-std::vector<std::string> take_profile_notes();  // and forget them
+// Those that start "cudalab: profile ", at most 64 of them.
+std::vector<std::string> profile_notes_among(const std::vector<std::string>& runner_notes);
 
 }  // namespace cudalab

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "checker/calls/lab_call.h"
 #include "checker/calls/runner_session.h"
 #include "checker/calls/runner_words.h"
 #include "profile_notes.h"
@@ -37,25 +38,25 @@ struct OneRun {
 
 // One call of the lab in the runner at `program`; the checks' runner is finished first, and this
 // one after (the next gets a fresh process).
-OneRun profile_once(const LabSuite& suite, const std::string& program, const CheckCase& c, uint64_t seed,
-                    const std::string& whose, bool unwrapped = false) {
+OneRun profile_once(RunnerSession& session, const LabSuite& suite, const std::string& program, const CheckCase& c,
+                    uint64_t seed, const std::string& whose, bool unwrapped = false) {
   OneRun run;
-  runner_finish();
-  RunnerConfig cfg = runner_config();
+  session.finish();
+  RunnerConfig cfg = session.config();
   cfg.program = program;
   if (unwrapped) cfg.wrap.clear();
-  runner_configure(cfg, suite.number);
-  take_profile_notes();
+  session.configure(cfg, suite.number);
+  CallContext calls{session, {}};
   try {
-    run.source = read_lab_source(runner().hello().source);
-    const CheckResult r = suite.run(c, seed);
+    run.source = read_lab_source(session.runner().hello().source);
+    const CheckResult r = suite.run(calls, c, seed);
     if (r.status != Status::Pass)
       run.figures.problem = whose + " did not pass at the profiled size (" + c.shape.text() + "): " + r.message;
   } catch (const std::exception& e) {
     run.figures.problem = whose + " could not be profiled: " + e.what();
   }
-  runner_finish();
-  for (const auto& note : take_profile_notes()) {
+  session.finish();
+  for (const auto& note : profile_notes_among(calls.record.runner_notes)) {
     // CUDALAB_PROFILE_DEBUG=1: the raw notes on stderr, for whoever changes the emulator's counting.
     if (std::getenv("CUDALAB_PROFILE_DEBUG")) std::fprintf(stderr, "%s\n", note.c_str());
     if (auto k = parse_profile_note(note)) run.figures.kernels.push_back(*k);
@@ -67,14 +68,14 @@ OneRun profile_once(const LabSuite& suite, const std::string& program, const Che
 
 }  // namespace
 
-ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t seed) {
+ProfileSection run_profile(RunnerSession& session, const LabSuite& suite, const Options& opt, uint64_t seed) {
   ProfileSection p;
   p.shape = opt.profile_size ? Shape{*opt.profile_size} : profile_shape(suite.number);
   if (!suite.reject_shape || suite.reject_shape(p.shape).empty()) {
     const CheckCase c{"profile", "why it is slow", p.shape};
-    const OneRun yours = profile_once(suite, opt.profile_runner, c, seed, "your code");
-    const OneRun reference =
-        profile_once(suite, opt.profile_reference, c, seed, "the reference solution", opt.profile_reference_unwrapped);
+    const OneRun yours = profile_once(session, suite, opt.profile_runner, c, seed, "your code");
+    const OneRun reference = profile_once(session, suite, opt.profile_reference, c, seed, "the reference solution",
+                                          opt.profile_reference_unwrapped);
     p.problem = !yours.figures.problem.empty() ? yours.figures.problem : reference.figures.problem;
     if (p.problem.empty()) {
       ProfileInputs in;

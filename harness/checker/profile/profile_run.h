@@ -5,8 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include "checker/core/options.h"
-#include "checker/core/suite.h"
+#include "checker/types/options.h"
+#include "checker/calls/runner_session.h"
+#include "checker/types/suite.h"
 #include "profile_digest.h"
 
 namespace cudalab {
@@ -25,7 +26,7 @@ Shape profile_shape(int lab);
 double profile_multiply_adds(int lab, const Shape& shape);
 
 // Runs the two profile runners named in opt (after the checks: the checks' runner is finished).
-ProfileSection run_profile(const LabSuite& suite, const Options& opt, uint64_t seed);
+ProfileSection run_profile(RunnerSession& session, const LabSuite& suite, const Options& opt, uint64_t seed);
 
 void print_profile(std::FILE* out, const ProfileSection& p);
 // The section's body as print_profile prints it, without the heading and the indent: the

@@ -6,16 +6,11 @@
 #include <utility>
 #include <vector>
 
-#include "checker/core/suite.h"
-#include "checker/timing/timing_report.h"
+#include "checker/types/suite.h"
+#include "checker/types/timing_report.h"
 #include "wire/protocol.h"
 
 namespace cudalab {
-
-struct CheckOutcome {
-  CheckCase check;
-  CheckResult result;
-};
 
 // PROFILE=1's section (--profile-runner), as the JSON report carries it ("profile"): advice only.
 struct ProfileRecord {

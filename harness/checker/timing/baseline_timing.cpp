@@ -21,20 +21,21 @@ std::string baseline_runner_path(int lab) {
 
 }  // namespace
 
-BaselineSession::BaselineSession(int lab) : lab_(lab), saved_(runner_config()), program_(baseline_runner_path(lab)) {
+BaselineSession::BaselineSession(RunnerSession& runner, int lab)
+    : runner_(runner), lab_(lab), saved_(runner.config()), program_(baseline_runner_path(lab)) {
   // Never beside the student's code: the caller ended it already (student_processes_ended());
   // this only makes sure, and starts the baseline runner lazily, on its first call.
-  end_student_processes();
+  runner_.end_student_processes();
   RunnerConfig c;
   c.program = program_;
   c.timeout_seconds = saved_.timeout_seconds;
   c.harness_code = true;
-  runner_configure(c, lab);
+  runner_.configure(c, lab);
 }
 
 BaselineSession::~BaselineSession() {
-  end_student_processes();
-  runner_configure(saved_, lab_);
+  runner_.end_student_processes();
+  runner_.configure(saved_, lab_);
 }
 
 StudentTiming BaselineSession::time(int which, const MakeCall& make_call, const VerifyCall& verify,
@@ -48,6 +49,7 @@ StudentTiming BaselineSession::time(int which, const MakeCall& make_call, const 
   checked_once.check_later_batches = false;  // trusted: its warm-up's answers are checked, no more
   try {
     return time_lab_calls(
+        runner_,
         [&](int rep) {
           LabCall call = make_call(rep);
           call.extra_scalar(which);
@@ -55,7 +57,7 @@ StudentTiming BaselineSession::time(int which, const MakeCall& make_call, const 
         },
         verify, checked_once);
   } catch (const std::exception& e) {  // a runner that would not start, say
-    end_student_processes();
+    runner_.end_student_processes();
     StudentTiming t;
     t.problem = e.what();
     return t;

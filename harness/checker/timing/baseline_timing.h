@@ -15,6 +15,7 @@
 #include "timed_call.h"
 #include "checker/calls/lab_call.h"
 #include "checker/calls/runner_process.h"
+#include "checker/calls/runner_session.h"
 
 namespace cudalab {
 
@@ -25,7 +26,7 @@ using VerifyCall = std::function<std::string(int rep, const LabCall&, const LabC
 // ended (student_processes_ended()), and ended, with every process of its own, when it goes.
 class BaselineSession {
  public:
-  explicit BaselineSession(int lab);
+  BaselineSession(RunnerSession& runner, int lab);
   ~BaselineSession();
   BaselineSession(const BaselineSession&) = delete;
   BaselineSession& operator=(const BaselineSession&) = delete;
@@ -39,6 +40,7 @@ class BaselineSession {
                      const StudentTimingConfig& cfg = {}) const;
 
  private:
+  RunnerSession& runner_;  // the run's: the student's runner's configuration comes back when this goes
   int lab_;
   RunnerConfig saved_;
   std::string program_;

@@ -11,8 +11,6 @@
 namespace cudalab {
 namespace {
 
-std::string g_span_gate;  // set_measured_span_gate()
-
 // Opens `path` and takes `how` (LOCK_EX or LOCK_SH) on it, waiting; the descriptor, or -1 when
 // `path` is empty. O_CLOEXEC: the runner (the student's process) must never inherit a lock's
 // descriptor. Throws, naming the file and `option`, when it cannot.
@@ -47,9 +45,8 @@ void GpuStartup::release() {
   fd_ = -1;
 }
 
-void set_measured_span_gate(const std::string& gate_path) { g_span_gate = gate_path; }
-
-MeasuredSpan::MeasuredSpan() : fd_(open_locked(startup_file(g_span_gate), LOCK_EX, "--gpu-gate's start-up lock")) {}
+MeasuredSpan::MeasuredSpan(const std::string& gate_path)
+    : fd_(open_locked(startup_file(gate_path), LOCK_EX, "--gpu-gate's start-up lock")) {}
 
 MeasuredSpan::~MeasuredSpan() {
   if (fd_ >= 0) ::close(fd_);

@@ -47,14 +47,12 @@ class GpuStartup {
   int fd_ = -1;
 };
 
-// Names the gate whose start-ups this process's measured spans wait out ("" : none, the default).
-void set_measured_span_gate(const std::string& gate_path);
-
 // A measured span (a timed batch from "go" to "done", the checker's own timed repeats): while it
-// lasts, no run of the same gate is starting up. Waits for one that is; a no-op with no gate.
+// lasts, no run of gate `gate_path` is starting up. Waits for one that is; a no-op with no gate
+// (""). The run's gate travels in its RunnerSession (measured_span_gate()).
 class MeasuredSpan {
  public:
-  MeasuredSpan();
+  explicit MeasuredSpan(const std::string& gate_path);
   ~MeasuredSpan();
   MeasuredSpan(const MeasuredSpan&) = delete;
   MeasuredSpan& operator=(const MeasuredSpan&) = delete;

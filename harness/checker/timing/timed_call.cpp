@@ -6,8 +6,9 @@
 #include <cstdio>
 #include <random>
 
-#include "checker/calls/runner_session.h"
+#include "timed_batch.h"
 #include "timing_trace.h"
+#include "checker/calls/runner_session.h"
 
 namespace cudalab {
 
@@ -62,14 +63,14 @@ using VerifyCall = std::function<std::string(int rep, const LabCall&, const LabC
 // batches, each call's output checked where the draw says. A failure sets timing.problem.
 class BatchTimer {
  public:
-  BatchTimer(const MakeCall& make_call, const VerifyCall& verify, const StudentTimingConfig& cfg)
-      : make_call_(make_call), verify_(verify), cfg_(cfg) {
+  BatchTimer(RunnerSession& runner, const MakeCall& make_call, const VerifyCall& verify, const StudentTimingConfig& cfg)
+      : runner_(runner), make_call_(make_call), verify_(verify), cfg_(cfg) {
     // What one call takes, for how many fit in memory and how many get checked.
     const LabCall first = make_call_(0);
     per_call_bytes_ = set_bytes(first);
     budget_ = cfg_.memory_budget_bytes;
     if (!budget_) {
-      const uint64_t device = runner().hello().device.memory_bytes;
+      const uint64_t device = runner_.runner().hello().device.memory_bytes;
       budget_ = device ? device / 2 : uint64_t(4) << 30;
     }
     const uint64_t checkable_calls = std::max<uint64_t>(cfg_.verify_elements / input_elements(first), 1);
@@ -101,6 +102,7 @@ class BatchTimer {
     return clock_per_call_ms({reps, b.ms, b.wall_ms}, cfg_.bound);
   }
 
+  RunnerSession& runner_;
   const MakeCall& make_call_;
   const VerifyCall& verify_;
   const StudentTimingConfig& cfg_;
@@ -141,7 +143,7 @@ bool BatchTimer::run_batch(int& reps, bool all, TimedBatch& out) {
       // A warm-up (every call checked) only sizes the batches: it waits out no other run's start-up.
       const bool warm_up = all;
       out = run_timed_batch(
-          calls,
+          runner_, calls,
           [&](size_t n) {
             if (all) return std::vector<bool>(n, true);
             return cfg_.check_later_batches ? calls_to_check(n, others_, draw_) : std::vector<bool>(n, false);
@@ -152,11 +154,11 @@ bool BatchTimer::run_batch(int& reps, bool all, TimedBatch& out) {
       if (f.kind == LabCallFailure::Kind::OutOfMemory && reps > 1 && attempt < 6) {
         timing_trace("batch of %d: out of GPU memory; again with %d calls, in a fresh runner", reps,
                      std::max(1, reps / 2));
-        runner_discard();
+        runner_.discard();
         reps = std::max(1, reps / 2);
         continue;
       }
-      runner_discard();  // a failed batch leaves the conversation mid-way: start afresh
+      runner_.discard();  // a failed batch leaves the conversation mid-way: start afresh
       t_.problem = "timing stopped in the batch of calls " + std::to_string(next_rep_ + 1) + " to " +
                    std::to_string(next_rep_ + reps) + ": " + f.what();
       t_.wrong_answer = f.kind != LabCallFailure::Kind::TimedOut;
@@ -221,8 +223,9 @@ bool BatchTimer::time_batches(int reps, std::vector<BatchTime>& timed) {
 
 }  // namespace
 
-StudentTiming time_lab_calls(const MakeCall& make_call, const VerifyCall& verify, const StudentTimingConfig& cfg) {
-  BatchTimer timer(make_call, verify, cfg);
+StudentTiming time_lab_calls(RunnerSession& runner, const MakeCall& make_call, const VerifyCall& verify,
+                             const StudentTimingConfig& cfg) {
+  BatchTimer timer(runner, make_call, verify, cfg);
   StudentTiming& t = timer.timing();
   std::vector<BatchTime> timed;
   const int reps = timer.warm_up();
@@ -256,8 +259,8 @@ bool accept_student_timing(const StudentTiming& t, TimingReport& report, double 
   return true;
 }
 
-bool student_processes_ended(TimingReport& report) {
-  if (end_student_processes()) return true;
+bool student_processes_ended(RunnerSession& runner, TimingReport& report) {
+  if (runner.end_student_processes()) return true;
   report.status = "error";
   report.rows.clear();
   report.note =

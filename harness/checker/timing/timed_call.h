@@ -23,9 +23,10 @@
 #include <vector>
 
 #include "timing_bound.h"
-#include "timing_report.h"
+#include "checker/types/timing_report.h"
 #include "wire/random.h"
 #include "checker/calls/lab_call.h"
+#include "checker/calls/runner_session.h"
 
 namespace cudalab {
 
@@ -66,8 +67,8 @@ inline uint64_t timed_call_seed(uint64_t seed, int rep) {
 
 // make_call(rep) builds call rep (warm-ups included; rep counts from 0 over the whole timing);
 // verify(rep, call, result) returns "" when its output is right, else what is wrong. Runs in
-// the current kernel runner; does not end it (end_student_processes() does).
-StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
+// `runner`'s kernel runner; does not end it (student_processes_ended() does).
+StudentTiming time_lab_calls(RunnerSession& runner, const std::function<LabCall(int rep)>& make_call,
                              const std::function<std::string(int rep, const LabCall&, const LabCallResult&)>& verify,
                              const StudentTimingConfig& cfg = {});
 
@@ -78,9 +79,9 @@ StudentTiming time_lab_calls(const std::function<LabCall(int rep)>& make_call,
 bool accept_student_timing(const StudentTiming& t, TimingReport& report, double floor_ms = 0,
                            const std::string& floor_what = "");
 
-// Ends the student's processes (runner_session.h: end_student_processes()) before the checker's
+// Ends the student's processes (RunnerSession::end_student_processes()) before the checker's
 // own timings. False, with `report` marked "error", when a process of theirs outlived SIGKILL.
-bool student_processes_ended(TimingReport& report);
+bool student_processes_ended(RunnerSession& runner, TimingReport& report);
 
 // How every GPU row of a timing table is timed, the student's and the harness's (baseline_timing.h).
 std::string shared_timing_method();

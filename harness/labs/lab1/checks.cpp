@@ -9,7 +9,8 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/judging/guard_verdicts.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
 #include "checker/judging/tolerance.h"
@@ -52,12 +53,12 @@ struct Sums {
 };
 
 // One call of the lab on n elements drawn from the seed.
-Sums call_lab(size_t n, uint64_t seed) {
+Sums call_lab(CallContext& calls, size_t n, uint64_t seed) {
   Sums s;
   s.data = s.call.random_input(lab1_call::kData, n, sum_fill(seed));
   s.sums = s.call.output(lab1_call::kBlockSums, lab1::num_blocks(n));
   s.call.scalar(lab1_call::kN, int64_t(n));
-  s.res = s.call.run();
+  s.res = s.call.run(calls);
   s.got = s.res.floats(s.sums);
   return s;
 }
@@ -65,9 +66,9 @@ Sums call_lab(size_t n, uint64_t seed) {
 // Is the partial last block the cause? Only if the same tree gets it right once it is full:
 // n rounded up to whole blocks, the same seed. A missing __syncthreads() also leaves a single
 // block wrong, full or not (issue 18), and must not be sent to the bounds.
-bool last_block_right_when_full(size_t n, uint64_t seed) {
+bool last_block_right_when_full(CallContext& calls, size_t n, uint64_t seed) {
   const size_t full = lab1::num_blocks(n) * B;
-  const Sums s = call_lab(full, seed);
+  const Sums s = call_lab(calls, full, seed);
   const BlockSums ref = block_sums_reference(sum_input(full, seed), B);
   const size_t last = ref.sums.size() - 1;
   return within(ref.sums[last], s.got[last], sum_tolerance(ref.lengths[last], ref.abs_sums[last]));
@@ -75,8 +76,8 @@ bool last_block_right_when_full(size_t n, uint64_t seed) {
 
 // The same call again, same input: block sums that change are a race (a GPU's warps, run in
 // another order). The CPU backend's in-order runs repeat exactly; its schedule probe asks there.
-bool changes_from_run_to_run(size_t n, uint64_t seed, const std::vector<float>& first) {
-  const Sums again = call_lab(n, seed);
+bool changes_from_run_to_run(CallContext& calls, size_t n, uint64_t seed, const std::vector<float>& first) {
+  const Sums again = call_lab(calls, n, seed);
   for (size_t b = 0; b < first.size(); ++b)
     if (std::memcmp(&first[b], &again.got[b], sizeof(float)) != 0) return true;
   return false;
@@ -88,7 +89,7 @@ constexpr const char* kMissingBarrier =
 
 // Why the block sums are wrong, tested before it is said: the partial last block, a race, or
 // (with the bounds cleared) the steps' order.
-void explain_wrong_sums(CheckResult& r, size_t n, uint64_t seed, const std::vector<float>& got) {
+void explain_wrong_sums(CallContext& calls, CheckResult& r, size_t n, uint64_t seed, const std::vector<float>& got) {
   const size_t blocks = got.size();
   const Mismatch& first = r.mismatches[0];
   if (std::isnan(first.got) && !is_poison(float(first.got))) {
@@ -96,7 +97,7 @@ void explain_wrong_sums(CheckResult& r, size_t n, uint64_t seed, const std::vect
     return;
   }
   if (is_poison(float(first.got))) return;
-  if (changes_from_run_to_run(n, seed, got)) {
+  if (changes_from_run_to_run(calls, n, seed, got)) {
     r.message = "your block sums change from run to run on the same input: a race (" + r.message + ")";
     r.notes.insert(r.notes.begin(), std::string("the same input, run twice, gave different sums: ") + kMissingBarrier);
     return;
@@ -111,7 +112,7 @@ void explain_wrong_sums(CheckResult& r, size_t n, uint64_t seed, const std::vect
   }
   const bool only_last = r.mismatches.size() == 1 && first.index == blocks - 1;
   if (n % B == 0 || !only_last) return;
-  if (last_block_right_when_full(n, seed)) {
+  if (last_block_right_when_full(calls, n, seed)) {
     r.notes.push_back("the last block is partial (" + std::to_string(n % B) + (n % B == 1 ? " element" : " elements") +
                       ") and right once it is full: its threads must not add partners at or past n");
     return;
@@ -120,16 +121,16 @@ void explain_wrong_sums(CheckResult& r, size_t n, uint64_t seed, const std::vect
                     ") too. With every partner inside the array, most often " + kMissingBarrier);
 }
 
-CheckResult run(const CheckCase& c, uint64_t seed) {
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
   const size_t n = c.shape.dims[0];
   const size_t blocks = lab1::num_blocks(n);
   const std::vector<float> input = sum_input(n, seed);
-  Sums s = call_lab(n, seed);
+  Sums s = call_lab(calls, n, seed);
 
   const BlockSums ref = block_sums_reference(input, B);
   CheckResult r = compare_outputs(
       ref.sums, s.got, [&](size_t b) { return sum_tolerance(ref.lengths[b], ref.abs_sums[b]); }, block_sum_layout());
-  if (r.status == Status::Fail) explain_wrong_sums(r, n, seed, s.got);
+  if (r.status == Status::Fail) explain_wrong_sums(calls, r, n, seed, s.got);
 
   add_guards_and_notes(r, s.call, s.res, {{s.sums}, {s.data}});
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/device_array.h"
 #include "checker/gpu/sum_baselines.h"
 #include "checker/gpu/timer.h"
@@ -23,11 +23,12 @@ namespace cudalab {
 TimingReport lab_timing(const TimingRequest& req) {
   const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MB: five times the H100's L2
   const size_t bytes = n * sizeof(float), blocks = lab1::num_blocks(n);
-  SumTimingReport t(n);
+  SumTimingReport t(req.runner, n);
 
   auto fill_of = [&](int rep) { return sum_fill(timed_call_seed(req.seed, rep)); };
   size_t sums = 0;
   const StudentTiming student = time_lab_calls(
+      req.runner,
       [&](int rep) {
         LabCall call(lab1_call::kCall);
         call.random_input(lab1_call::kData, n, fill_of(rep));
@@ -55,6 +56,7 @@ TimingReport lab_timing(const TimingRequest& req) {
     const std::vector<float> input = sum_input(n, req.seed);
     DeviceArray device_input("the timing input", n);
     Timing h2d = time_gpu(
+        req.runner,
         [&] {
           require(cudaMemcpy(device_input.get(), input.data(), bytes, cudaMemcpyHostToDevice), "host-to-device copy");
         },

@@ -8,7 +8,8 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/judging/guard_verdicts.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
 #include "checker/judging/tolerance.h"
@@ -83,7 +84,7 @@ bool add_tree_width_note(CheckResult& r, const std::vector<wire::Launch>& launch
   return false;
 }
 
-CheckResult run(const CheckCase& c, uint64_t seed) {
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
   const size_t n = c.shape.dims[0];
   const size_t blocks = lab2::num_blocks(n);
   const std::vector<float> input = sum_input(n, seed);
@@ -93,7 +94,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   const size_t sums = call.output(lab2_call::kBlockSums, blocks);
   const size_t total = call.output(lab2_call::kSum, 1);
   call.scalar(lab2_call::kN, int64_t(n));
-  const LabCallResult res = call.run();
+  const LabCallResult res = call.run(calls);
 
   // First the block sums (first launch).
   const BlockSums ref = block_sums_reference(input, B);

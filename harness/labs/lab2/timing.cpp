@@ -12,7 +12,7 @@
 #include <string>
 
 #include "call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/sum_baselines.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
@@ -26,11 +26,12 @@ TimingReport lab_timing(const TimingRequest& req) {
   const size_t slice = req.shape ? req.shape->dims[0] : lab2::kMaxElements;  // the checks rejected > kMax
   const size_t calls = std::clamp<size_t>((size_t(1) << 26) / slice, 1, 64);
   const size_t n = calls * slice;
-  SumTimingReport t(n, ", your code as " + with_commas(calls) + " calls of " + with_commas(slice));
+  SumTimingReport t(req.runner, n, ", your code as " + with_commas(calls) + " calls of " + with_commas(slice));
 
   auto fill_of = [&](int rep) { return sum_fill(timed_call_seed(req.seed, rep)); };
   size_t total = 0;
   const StudentTiming student = time_lab_calls(
+      req.runner,
       [&](int rep) {
         LabCall call(lab2_call::kCall);
         call.random_input(lab2_call::kIn, n, fill_of(rep));

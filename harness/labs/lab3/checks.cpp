@@ -17,7 +17,8 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/judging/guard_verdicts.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
 #include "cudalab/lab3.h"
@@ -105,7 +106,7 @@ void add_level_hints(CheckResult& r, float got, size_t n, const std::vector<wire
   }
 }
 
-CheckResult run(const CheckCase& c, uint64_t seed) {
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
   const size_t n = c.shape.dims[0];
   const size_t scratch_n = lab3::scratch_elements(n);
   // The runner makes the same input from the seed; "garbage on entry" in d_scratch is made
@@ -115,7 +116,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   const size_t scratch = call.output(lab3_call::kScratch, scratch_n, /*return_data=*/false);
   const size_t total = call.output(lab3_call::kSum, 1);
   call.scalar(lab3_call::kN, int64_t(n));
-  const LabCallResult res = call.run();
+  const LabCallResult res = call.run(calls);
 
   const SumReference exact = sum_reference(n, sum_fill(seed));
   const float got = res.floats(total)[0];

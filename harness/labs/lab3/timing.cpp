@@ -5,7 +5,7 @@
 #include <string>
 
 #include "call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/sum_baselines.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
@@ -17,11 +17,12 @@ namespace cudalab {
 
 TimingReport lab_timing(const TimingRequest& req) {
   const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MB: five times the H100's L2
-  SumTimingReport t(n);
+  SumTimingReport t(req.runner, n);
 
   auto fill_of = [&](int rep) { return sum_fill(timed_call_seed(req.seed, rep)); };
   size_t total = 0;
   const StudentTiming student = time_lab_calls(
+      req.runner,
       [&](int rep) {
         LabCall call(lab3_call::kCall);
         call.random_input(lab3_call::kIn, n, fill_of(rep));

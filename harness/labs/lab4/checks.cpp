@@ -10,7 +10,8 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/judging/guard_verdicts.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/matrix_reference.h"
 #include "cudalab/lab4.h"
@@ -60,7 +61,7 @@ OutputLayout transpose_layout(size_t rows, size_t cols, size_t T, size_t R) {
   return l;
 }
 
-CheckResult run(const CheckCase& c, uint64_t seed) {
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
   const size_t rows = c.shape.dims[0], cols = c.shape.dims[1], n = rows * cols;
   // Values in [1, 2): never zero, and (almost all) distinct, so a misplaced element shows.
   const std::vector<float> input = matrix_input(rows, cols, seed, /*stream=*/1, 1.0f, 2.0f);
@@ -72,7 +73,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   call.scalar(lab4_call::kCols, int64_t(cols));
   const GridMatrix grid_of{rows, cols, lab4::kTile};
   const LabCallResult res =
-      run_explained(call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });
+      run_explained(calls, call, [&](const std::vector<wire::Launch>& l) { return refused_grid_words(l, grid_of); });
 
   const std::vector<double> expected = transpose_reference(input, rows, cols);
   const std::vector<float> got = res.floats(out);

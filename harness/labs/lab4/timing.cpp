@@ -5,7 +5,7 @@
 #include <string>
 
 #include "call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/ceilings.h"
 #include "checker/gpu/timer.h"
 #include "checker/judging/diagnose.h"
@@ -51,10 +51,10 @@ TimingReport lab_timing(const TimingRequest& req) {
   const VerifyCall verify = [&](int rep, const LabCall&, const LabCallResult& res) {
     return check_transpose_samples(res.samples.at(out_index), fill_of(rep), rows, cols);
   };
-  const StudentTiming student = time_lab_calls(make_call, verify);
+  const StudentTiming student = time_lab_calls(req.runner, make_call, verify);
   // Everything below is the checker's own, timed with no process of the student's alive.
-  if (!student_processes_ended(t) || !accept_student_timing(student, t)) return t;
-  t.ceiling_value = copy_bandwidth_gbs(bytes);
+  if (!student_processes_ended(req.runner, t) || !accept_student_timing(student, t)) return t;
+  t.ceiling_value = copy_bandwidth_gbs(req.runner, bytes);
   if (!accept_student_timing(
           student, t, 2.0 * double(bytes) / (1.5 * t.ceiling_value * 1e6),
           "reading and writing " + with_commas(bytes >> 20) + " MiB at 1.5 times the copy bandwidth"))
@@ -65,12 +65,13 @@ TimingReport lab_timing(const TimingRequest& req) {
   if (!req.graded_rows_only) {  // the grader's speed points need the naive row alone
     const std::vector<float> input = matrix_input(rows, cols, req.seed, /*stream=*/1, 1.0f, 2.0f);
     std::vector<float> host_out(n);
-    Timing cpu = time_host([&] { cpu_transpose(input.data(), host_out.data(), rows, cols); }, 3);
+    Timing cpu = time_host(
+        req.runner, [&] { cpu_transpose(input.data(), host_out.data(), rows, cols); }, 3);
     row("one CPU core (32 x 32 blocked loops)", "cpu", cpu.median_ms);
   }
   if (req.student_row_only) return t;  // the grader's anchor runs time the harness's rows
   // The harness's kernels on the student's very calls: fresh matrices, outputs checked alike.
-  const BaselineSession baselines(4);
+  const BaselineSession baselines(req.runner, 4);
   const StudentTiming naive = baselines.time(0, make_call, verify);
   if (baseline_timed(naive, "the naive kernel", t))
     row("naive: coalesced reads, strided writes (harness)", "baseline", naive.median_ms, batches_note(naive));

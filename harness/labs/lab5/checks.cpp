@@ -15,7 +15,7 @@
 #include <string>
 
 #include "call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/judging/product_check.h"
 #include "cudalab/lab5.h"
 
@@ -50,7 +50,9 @@ std::vector<CheckCase> cases() {
   };
 }
 
-CheckResult run(const CheckCase& c, uint64_t seed) { return run_product_check(kLab, c, seed); }
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
+  return run_product_check(calls, kLab, c, seed);
+}
 
 }  // namespace
 

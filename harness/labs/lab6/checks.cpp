@@ -14,8 +14,9 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
+#include "checker/judging/guard_verdicts.h"
 #include "checker/calls/runner_words.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/histogram_reference.h"
 #include "checker/judging/index_width.h"
@@ -184,10 +185,10 @@ namespace {
 // past_2_31 names its cause when the file shows it: a 32-bit grid-stride index (index_width.h).
 // On a GPU the check runs, and a failure is told the index first, the symptom after; an
 // unsigned index that passes at 2^31 + 3 is warned about (it wraps near 2^32, which n may reach).
-void name_narrow_index(CheckResult& r) {
-  const std::optional<NarrowIndex> x = narrow_grid_stride_index(code_without_comments(lab_source().text));
+void name_narrow_index(const LabSource& source, CheckResult& r) {
+  const std::optional<NarrowIndex> x = narrow_grid_stride_index(code_without_comments(source.text));
   if (!x) return;
-  const std::string words = narrow_index_words(*x, lab_source().shown);
+  const std::string words = narrow_index_words(*x, source.shown);
   if (r.status == Status::Fail) {
     r.notes.insert(r.notes.begin(), r.message);
     r.message = words;
@@ -199,13 +200,13 @@ void name_narrow_index(CheckResult& r) {
 // The CPU backend does not run past_2_31 (2 GiB: about 40 s of CPU and 2.1 GB for the solution
 // on a 2-core machine). Its verdict comes from the file instead: an int index fails there on a
 // GPU, so it fails here, said as what it is; anything else is skipped as before.
-std::optional<CheckResult> judge_unemulated(const CheckCase& c) {
+std::optional<CheckResult> judge_unemulated(const LabSource& source, const CheckCase& c) {
   if (c.id != "past_2_31") return std::nullopt;
-  const std::optional<NarrowIndex> x = narrow_grid_stride_index(code_without_comments(lab_source().text));
+  const std::optional<NarrowIndex> x = narrow_grid_stride_index(code_without_comments(source.text));
   if (!x) return std::nullopt;
   CheckResult r;
   r.status = x->is_signed ? Status::Fail : Status::Skipped;
-  r.message = narrow_index_words(*x, lab_source().shown);
+  r.message = narrow_index_words(*x, source.shown);
   r.notes.push_back(std::string("the CPU backend does not run this 2 GiB check (about a minute here); the checker read "
                                 "your code instead. ") +
                     (x->is_signed ? "On a GPU this check counts the bytes past 2^31 wrong"
@@ -239,11 +240,11 @@ HistogramCall make_call(Bytes kind, size_t n, uint64_t seed, ByteHistogram* expe
 // "Never cleared" and "one count lost" look alike where a bin expects 1 (0xFFFFFFFF + 1 = 0 =
 // 1 - 1: a missing barrier after zeroing loses one). Run again with d_hist starting at
 // 0x40000000: a bin that was never cleared then holds 0x40000000 + its count; a lost count does not.
-bool uncleared_confirmed(Bytes kind, size_t n, uint64_t seed, const ByteHistogram& expected,
+bool uncleared_confirmed(CallContext& calls, Bytes kind, size_t n, uint64_t seed, const ByteHistogram& expected,
                          const std::vector<uint32_t>& got) {
   constexpr uint32_t kStart = 0x40000000u;
   HistogramCall again = make_call(kind, n, seed, nullptr, &kStart);
-  const std::vector<uint32_t> second = again.call.run().u32s(again.hist);
+  const std::vector<uint32_t> second = again.call.run(calls).u32s(again.hist);
   for (size_t b = 0; b < 256; ++b) {
     const bool short_here = got[b] != uint32_t(expected[b]);
     if (short_here != (second[b] == kStart + uint32_t(expected[b]))) return false;
@@ -251,7 +252,7 @@ bool uncleared_confirmed(Bytes kind, size_t n, uint64_t seed, const ByteHistogra
   return true;
 }
 
-CheckResult run(const CheckCase& c, uint64_t seed) {
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
   const size_t n = c.shape.dims[0];
   Bytes kind = Bytes::Uniform;
   for (const Spec& s : specs())
@@ -259,13 +260,13 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
 
   ByteHistogram expected;
   HistogramCall h = make_call(kind, n, seed, &expected, nullptr);
-  const LabCallResult res = h.call.run();
+  const LabCallResult res = h.call.run(calls);
   const std::vector<uint32_t> got = res.u32s(h.hist);
   CheckResult r = compare_histogram(expected, got, n);
   if (r.message.find(" never set to 0: each is exactly 1 short") != std::string::npos &&
-      !uncleared_confirmed(kind, n, seed, expected, got))
+      !uncleared_confirmed(calls, kind, n, seed, expected, got))
     r = compare_histogram(expected, got, n, /*partial_clear=*/false);
-  if (c.id == "past_2_31") name_narrow_index(r);
+  if (c.id == "past_2_31") name_narrow_index(calls.runner.source(), r);
   add_guards_and_notes(r, h.call, res, {{h.hist, "d_hist (256 counters)"}, {lab6_call::kIn}});
   return r;
 }

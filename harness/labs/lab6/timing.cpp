@@ -7,7 +7,7 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/ceilings.h"
 #include "checker/gpu/timer.h"
 #include "checker/judging/diagnose.h"
@@ -68,14 +68,14 @@ TimingReport lab_timing(const TimingRequest& req) {
 
   StudentTiming student[2];
   for (int skewed = 0; skewed < 2; ++skewed) {
-    student[skewed] = time_lab_calls(calls_of(skewed, n, req.seed), verify_of(skewed, n, req.seed));
+    student[skewed] = time_lab_calls(req.runner, calls_of(skewed, n, req.seed), verify_of(skewed, n, req.seed));
     if (!student[skewed].ok) break;
   }
   // Everything below is the checker's own, timed with no process of the student's alive.
-  if (!student_processes_ended(report)) return report;
+  if (!student_processes_ended(req.runner, report)) return report;
   for (const auto& st : student)
     if (!accept_student_timing(st, report)) return report;
-  report.ceiling_value = copy_bandwidth_gbs(n);
+  report.ceiling_value = copy_bandwidth_gbs(req.runner, n);
   for (int skewed = 0; skewed < 2; ++skewed) {
     if (!accept_student_timing(student[skewed], report, double(n) / (1.5 * report.ceiling_value * 1e6),
                                "reading " + with_commas(n >> 20) + " MiB at 1.5 times the copy bandwidth"))
@@ -88,6 +88,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   if (!req.graded_rows_only) {  // the grader's speed points need the naive rows alone
     const std::vector<uint8_t> input = make_input<uint8_t>(n, fill_of(false, req.seed));
     const Timing cpu = time_host(
+        req.runner,
         [&] {
           volatile uint64_t first = histogram_serial(input)[0];
           (void)first;
@@ -102,7 +103,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   // its calls took 133 ms on the H100, a second of every passing `make lab6` for a row that
   // tells nothing the uniform one does not.
   double naive_ms = 0;
-  const BaselineSession baselines(6);
+  const BaselineSession baselines(req.runner, 6);
   for (int skewed = 0; skewed < (req.graded_rows_only ? 1 : 2); ++skewed) {
     const std::string kind = kind_of(skewed);
     if (!skewed) {

@@ -18,8 +18,9 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
+#include "checker/judging/guard_verdicts.h"
 #include "checker/calls/runner_words.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
 #include "checker/judging/tolerance.h"
@@ -125,19 +126,19 @@ CheckResult check_atomic_sum(size_t n, const wire::Fill& fill, float got, const 
 namespace {
 
 // The lab's sum of the check's input, with d_sum starting at `start` instead of the poison.
-float sum_starting_at(size_t n, const wire::Fill& fill, float start) {
+float sum_starting_at(CallContext& calls, size_t n, const wire::Fill& fill, float start) {
   LabCall call(lab7_call::kCall);
   call.random_input(lab7_call::kIn, n, fill);
   const size_t total = call.output_from(lab7_call::kSum, &start, 1);
   call.scalar(lab7_call::kN, int64_t(n));
-  return call.run().floats(total)[0];
+  return call.run(calls).floats(total)[0];
 }
 
 // Whether the lab file's code (its comments left out: a "TODO: atomicAdd" is no call) calls an
 // atomic: atomicAdd, atomicCAS, ... (an uppercase letter after "atomic"; lab7::atomic_sum is none),
 // or atomic_ref / atomic<.
-bool lab_code_has_atomic() {
-  const std::string code = code_without_comments(lab_source().text);
+bool lab_code_has_atomic(const LabSource& source) {
+  const std::string code = code_without_comments(source.text);
   for (size_t at = code.find("atomic"); at != std::string::npos; at = code.find("atomic", at + 1)) {
     const char next = at + 6 < code.size() ? code[at + 6] : ' ';
     if (std::isupper(static_cast<unsigned char>(next)) || next == '<' || code.compare(at + 6, 4, "_ref") == 0)
@@ -156,12 +157,13 @@ std::string num(double v) {
 // added onto the NaN d_sum arrives with (x86 keeps the poison's bits through an addition, so the
 // two look alike). Run again with d_sum starting at 1,000 and read which it was (issue 18). A
 // file with no atomicAdd at all is told so: blocks adding with += lose each other's additions.
-void explain_nan_sum(CheckResult& r, size_t n, const wire::Fill& fill, double expected, double tol) {
+void explain_nan_sum(CallContext& calls, CheckResult& r, size_t n, const wire::Fill& fill, double expected,
+                     double tol) {
   constexpr float kStart = 1000.0f;
-  const float again = sum_starting_at(n, fill, kStart);
+  const float again = sum_starting_at(calls, n, fill, kStart);
   const double added = double(again) - kStart;
   const std::string no_atomic =
-      lab_code_has_atomic() || lab_source().text.empty()
+      lab_code_has_atomic(calls.runner.source()) || calls.runner.source().text.empty()
           ? ""
           : ", and your file has no atomicAdd: blocks that add into d_sum with += at the same time "
             "lose each other's additions";
@@ -183,7 +185,7 @@ void explain_nan_sum(CheckResult& r, size_t n, const wire::Fill& fill, double ex
   }
 }
 
-CheckResult run(const CheckCase& c, uint64_t seed) {
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
   const size_t n = c.shape.dims[0];
   Signs signs = Signs::Positive;
   for (const Spec& s : specs())
@@ -194,11 +196,12 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   call.random_input(lab7_call::kIn, n, fill);
   const size_t total = call.output(lab7_call::kSum, 1);  // poisoned: NaN
   call.scalar(lab7_call::kN, int64_t(n));
-  const LabCallResult res = call.run();
+  const LabCallResult res = call.run(calls);
 
   const float got = res.floats(total)[0];
   CheckResult r = check_atomic_sum(n, fill, got, res.launches);
-  if (r.status == Status::Fail && std::isnan(got)) explain_nan_sum(r, n, fill, sum_reference(n, fill).sum, r.tolerance);
+  if (r.status == Status::Fail && std::isnan(got))
+    explain_nan_sum(calls, r, n, fill, sum_reference(n, fill).sum, r.tolerance);
   add_guards_and_notes(r, call, res, {{total}, {lab7_call::kIn}});
   return r;
 }

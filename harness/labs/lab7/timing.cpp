@@ -5,7 +5,7 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/sum_baselines.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/sum_reference.h"
@@ -20,10 +20,11 @@ CheckResult check_atomic_sum(size_t n, const wire::Fill& fill, float got, const 
 
 TimingReport lab_timing(const TimingRequest& req) {
   const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MiB: five times the H100's L2
-  SumTimingReport t(n);
+  SumTimingReport t(req.runner, n);
 
   auto fill_of = [&](int rep) { return lab7_fill(timed_call_seed(req.seed, rep), 0); };
   const StudentTiming st = time_lab_calls(
+      req.runner,
       [&](int rep) {
         LabCall call(lab7_call::kCall);
         call.random_input(lab7_call::kIn, n, fill_of(rep));

@@ -13,7 +13,8 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/judging/guard_verdicts.h"
+#include "checker/types/suite.h"
 #include "checker/judging/diagnose.h"
 #include "checker/judging/topk_reference.h"
 #include "cudalab/lab8.h"
@@ -158,7 +159,7 @@ wire::Fill lab8_fill(uint64_t seed, float lo, float hi) { return wire::uniform_f
 
 namespace {
 
-CheckResult run(const CheckCase& c, uint64_t seed) {
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
   const size_t n = c.shape.dims[0];
   Spec spec{"size", "", n, int(n < 64 ? n : 64), Values::Uniform};  // --size: k = 64 (or n)
   for (const Spec& s : specs())
@@ -183,7 +184,7 @@ CheckResult run(const CheckCase& c, uint64_t seed) {
   const size_t top_indices = call.output(lab8_call::kTopIndices, size_t(k));
   call.scalar(lab8_call::kN, int64_t(n));
   call.scalar(lab8_call::kK, int64_t(k));
-  const LabCallResult res = call.run();
+  const LabCallResult res = call.run(calls);
 
   const std::vector<float> got_v = res.floats(top_values);
   const std::vector<int32_t> got_i = res.i32s(top_indices);

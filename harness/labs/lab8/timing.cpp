@@ -6,7 +6,7 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/gpu/ceilings.h"
 #include "checker/gpu/timer.h"
 #include "checker/judging/diagnose.h"
@@ -58,10 +58,10 @@ TimingReport lab_timing(const TimingRequest& req) {
     const CheckResult r = judge_top_k(make_input<float>(n, fill_of(rep)), expected, res.floats(3), res.i32s(4));
     return r.status == Status::Pass ? "" : r.message;
   };
-  const StudentTiming st = time_lab_calls(make_call, verify);
+  const StudentTiming st = time_lab_calls(req.runner, make_call, verify);
   // Everything below is the checker's own, timed with no process of the student's alive.
-  if (!student_processes_ended(report) || !accept_student_timing(st, report)) return report;
-  report.ceiling_value = copy_bandwidth_gbs(bytes);
+  if (!student_processes_ended(req.runner, report) || !accept_student_timing(st, report)) return report;
+  report.ceiling_value = copy_bandwidth_gbs(req.runner, bytes);
   if (!accept_student_timing(st, report, double(bytes) / (1.5 * report.ceiling_value * 1e6),
                              "reading " + with_commas(bytes >> 20) + " MiB at 1.5 times the copy bandwidth"))
     return report;
@@ -71,6 +71,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   if (!req.graded_rows_only) {  // the grader's speed points need the naive row alone
     const std::vector<float> input = make_input<float>(n, lab8_fill(req.seed, -1000.0f, 1000.0f));
     const Timing cpu = time_host(
+        req.runner,
         [&] {
           volatile int first = top_k_serial(input, size_t(k))[0].index;
           (void)first;
@@ -80,7 +81,7 @@ TimingReport lab_timing(const TimingRequest& req) {
   }
   if (req.student_row_only) return report;  // the grader's anchor runs time the harness's rows
   // The harness's kernels on the student's very calls: fresh values, the top k checked alike.
-  const BaselineSession baselines(8);
+  const BaselineSession baselines(req.runner, 8);
   const StudentTiming naive = baselines.time(0, make_call, verify);
   if (baseline_timed(naive, "the k-pass kernel", report))
     add("k passes, each the next element (harness)", "baseline", naive.median_ms, batches_note(naive));

@@ -20,7 +20,7 @@
 
 #include "call.h"
 #include "checker/calls/lab_call.h"
-#include "checker/core/suite.h"
+#include "checker/types/suite.h"
 #include "checker/judging/product_check.h"
 #include "cudalab/lab9.h"
 
@@ -74,9 +74,9 @@ std::string misaligned_hint(const Shape& s) {
          "at a time (the host function picks the kernel)";
 }
 
-CheckResult run(const CheckCase& c, uint64_t seed) {
+CheckResult run(CallContext& calls, const CheckCase& c, uint64_t seed) {
   try {
-    return run_product_check(kLab, c, seed);
+    return run_product_check(calls, kLab, c, seed);
   } catch (LabCallFailure& f) {
     if (std::string(f.what()).find("misaligned") != std::string::npos) f.notes.push_back(misaligned_hint(c.shape));
     throw;

@@ -4,15 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "checker/calls/lab_call.h"
 #include "checker/calls/runner_session.h"
 #include "checker/calls/runner_words.h"
 
 namespace cudalab {
 
 namespace {
-bool g_race_detector = false;  // the runner is CHECK=race's (set_race_detector_running)
-
 #ifdef CUDALAB_BACKEND_CPU
 constexpr bool kCpu = true;
 #else
@@ -22,27 +19,30 @@ constexpr bool kCpu = false;
 // The same check again: reversed in a runner of its own on the CPU backend (a runner keeps its
 // first schedule), in the same runner on a GPU (whose warps and blocks take another order of
 // their own each run).
-CheckResult run_again(const LabSuite& suite, const CheckCase& c, uint64_t seed) {
-  const RunnerConfig first = runner_config();
+// Its runner's words join the in-order run's in `calls`; its launches are not the report's.
+CheckResult run_again(CallContext& calls, const LabSuite& suite, const CheckCase& c, uint64_t seed) {
+  RunnerSession& runner = calls.runner;
+  const RunnerConfig first = runner.config();
   if (kCpu) {
     RunnerConfig reversed = first;
     reversed.schedule = "reverse";
-    runner_discard();
-    runner_configure(reversed, suite.number);
+    runner.discard();
+    runner.configure(reversed, suite.number);
   }
+  CallContext again{runner, {}};
   CheckResult other;
   try {
-    other = suite.run(c, seed);
+    other = suite.run(again, c, seed);
   } catch (const LabCallFailure& f) {
     other.status = Status::Error;
     other.message = f.what();
   }
   if (kCpu) {
-    runner_discard();
-    runner_configure(first, suite.number);
+    runner.discard();
+    runner.configure(first, suite.number);
   }
-  uint64_t ignored = 0;
-  take_last_launches(ignored);
+  const auto& words = again.record.runner_words;
+  calls.record.runner_words.insert(calls.record.runner_words.end(), words.begin(), words.end());
   return other;
 }
 
@@ -65,25 +65,23 @@ bool failed_differently(const CheckResult& a, const CheckResult& b) {
 
 }  // namespace
 
-void set_race_detector_running(bool running) { g_race_detector = running; }
-
-bool schedule_probe_applies(const CheckCase& c) {
+bool schedule_probe_applies(const RunnerSession& runner, const CheckCase& c) {
   if (c.large || c.shape.elements() > (size_t(1) << 22)) return false;
-  return !kCpu || runner_config().schedule.empty();
+  return !kCpu || runner.config().schedule.empty();
 }
 
-void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, CheckResult& r) {
+void probe_schedules(CallContext& calls, ScheduleProbeState& state, const LabSuite& suite, const CheckCase& c,
+                     uint64_t seed, CheckResult& r) {
   if (r.status != Status::Pass && r.status != Status::Fail) return;  // errors speak for themselves
   // On a GPU only a failed exact check is run again: a pass cannot be re-run into a fail there
   // at will, and every check twice would double the run.
   if (!kCpu && (r.status != Status::Fail || r.tolerance != 0)) return;
-  const CheckResult other = run_again(suite, c, seed);
+  const CheckResult other = run_again(calls, suite, c, seed);
   const bool passed = r.status == Status::Pass, passed_again = other.status == Status::Pass;
   const bool differ = failed_differently(r, other);
   if (passed == passed_again && !differ) return;
   // The race is the bug to name, whichever run got it wrong: the wrong numbers are its
   // symptom (and stay in the message). Said in full once; later checks point back.
-  static std::string first_race_check;
   const std::string symptom = passed ? other.message : r.message;
   const std::string how = !kCpu    ? "the same input, run twice, gave two different wrong answers"
                           : differ ? "wrong in both orders of the threads, and differently"
@@ -93,8 +91,8 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
   r.cause = Cause::Race;
   r.message = "a race: " + how + " (" + symptom + ")";
   std::vector<std::string> notes;
-  if (first_race_check.empty()) {
-    first_race_check = c.id;
+  if (state.first_race_check.empty()) {
+    state.first_race_check = c.id;
     notes.push_back(std::string(kCpu ? "the CPU backend ran this check again with the threads and blocks of every "
                                        "launch in reverse order, and the answer changed"
                                      : "this check ran twice on the same input and the answer changed") +
@@ -106,7 +104,7 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
     // cannot see (between blocks through more than one atomic, say), not one to look for again;
     // one it named is the check's first line (fail_on_race, run_checks.cpp).
     auto named = [](const std::vector<std::string>& ns) { return std::any_of(ns.begin(), ns.end(), is_race_note); };
-    if (!kCpu || !g_race_detector)
+    if (!kCpu || !state.race_detector)
       notes.push_back("make lab" + std::to_string(suite.number) + " CHECK=race names the two lines: " +
                       (kCpu ? "the CPU backend's race detector watches every access of every thread, atomics included"
                             : "compute-sanitizer's racecheck watches every access to shared memory"));
@@ -115,7 +113,7 @@ void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, C
           "the race detector watched this run and found no two lines to name: look for a block that "
           "reads what another block writes");
   } else {
-    notes.push_back("the same kind of race as check " + first_race_check + " (see there)");
+    notes.push_back("the same kind of race as check " + state.first_race_check + " (see there)");
   }
   for (const auto& n : passed ? other.notes : r.notes) notes.push_back((passed ? "reversed: " : "") + n);
   r.notes = std::move(notes);

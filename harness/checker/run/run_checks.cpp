@@ -11,9 +11,11 @@
 #include <string>
 #include <thread>
 
-#include "options.h"
-#include "schedule_probe.h"
-#include "suite.h"
+#include "checker_session.h"
+#include "checker/types/options.h"
+#include "checker/judging/run_verdicts.h"
+#include "checker/judging/schedule_probe.h"
+#include "checker/types/suite.h"
 #include "checker/calls/lab_call.h"
 #include "checker/calls/printable.h"
 #include "checker/calls/runner_session.h"
@@ -62,9 +64,6 @@ std::string launch_summary(const std::vector<wire::Launch>& launches, uint64_t t
 }
 
 // The cases this run executes: the suite's table, one --only case, or one --size case.
-CheckCase barriers_case();
-CheckCase races_case();
-
 std::vector<CheckCase> select_cases(const LabSuite& suite, const Options& opt) {
   if (opt.timing_only) return {};
   std::vector<CheckCase> cases = suite.cases;
@@ -97,124 +96,6 @@ std::vector<CheckCase> select_cases(const LabSuite& suite, const Options& opt) {
   return cases;
 }
 
-// The checks whose verdict is made from the others' (barriers, races): they run last.
-bool verdict_over_run(const CheckCase& c) { return c.id == "barriers" || c.id == "races"; }
-
-// A verdict over the whole run: no barrier divergence in any check. The CPU backend's emulator
-// sees every __syncthreads() every thread reaches and notes a barrier that some threads of a
-// block never reach (inside an `if` not all of them enter, after a `return`); a GPU hangs or
-// goes on silently. A check of its own, so that a rubric can give it points.
-CheckCase barriers_case() {
-  CheckCase c{"barriers", "every thread of a block reaches the same __syncthreads()", Shape{}, false};
-  c.judged_by_emulator = true;  // a GPU lets exited threads pass a barrier: only the emulator sees them all
-  return c;
-}
-
-CheckResult barriers_verdict(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden) {
-  CheckResult r;
-  if (!cpu_backend()) {
-    r.status = Status::Skipped;
-    r.cause = Cause::NeedsEmulator;
-    r.message = "judged on the CPU backend; on a GPU, make labN CHECK=synccheck finds barrier divergence";
-    return r;
-  }
-  // One note per barrier (file:line), whichever block and check it came from.
-  std::vector<std::string> seen;
-  // A run in which nothing passed (a stub) has shown no barrier worth judging. A check failed
-  // for a race alone (CHECK=race) saw the kernel at work all the same.
-  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) {
-        return o.result.status == Status::Pass || o.result.cause == Cause::Race;
-      })) {
-    r.status = Status::NotRun;
-    r.cause = Cause::NotJudged;
-    r.message = "not judged: no check passed, so no barrier of yours was seen at work";
-    return r;
-  }
-  for (const auto& o : done) {
-    // A hidden check's notes are its own: a visible verdict never quotes one.
-    if (std::find(hidden.begin(), hidden.end(), o.check.id) != hidden.end()) continue;
-    for (const auto& n : o.result.notes) {
-      const size_t at = n.find("barrier divergence at ");
-      if (at == std::string::npos) continue;
-      const std::string where = n.substr(at, n.find(' ', at + 22) - at);
-      if (std::find(seen.begin(), seen.end(), where) != seen.end()) continue;
-      seen.push_back(where);
-      r.notes.push_back(n);
-    }
-  }
-  if (r.notes.empty()) {
-    r.status = Status::Pass;
-    r.message = "every thread reached every __syncthreads() of its block, in every check";
-  } else {
-    r.status = Status::Fail;
-    r.cause = Cause::BarrierDivergence;
-    r.message =
-        "barrier divergence: some threads of a block skipped a __syncthreads() the others waited at. A GPU "
-        "does not define what happens then (a hang, or wrong results); move the barrier out of the if";
-  }
-  return r;
-}
-
-// A verdict over the whole run: no data race in any check. Only the CPU backend's race detector
-// (CHECK=race) sees every access of every thread: a race can give right answers in the order one
-// machine happens to run blocks (a level of lab 3 that sums its input in place passes in block
-// order, on the emulator and on an H100 alike), so the outputs cannot judge it. A check of its
-// own, so that a rubric can give it points; the grader takes it from a run under the detector.
-CheckCase races_case() {
-  CheckCase c{"races", "no two threads touch the same memory unordered, one of them writing", Shape{}, false};
-  c.judged_by_emulator = true;  // only the emulator's race detector watches every access
-  return c;
-}
-
-// Which check to quote: the first whose race the detector named (both lines, the memory), else
-// the first race the order of blocks showed. Hidden checks' words never reach a visible verdict.
-const CheckOutcome* first_race(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden) {
-  const CheckOutcome* seen = nullptr;
-  for (const auto& o : done) {
-    if (o.result.cause != Cause::Race || std::find(hidden.begin(), hidden.end(), o.check.id) != hidden.end()) continue;
-    if (is_race_note(o.result.message)) return &o;
-    if (!seen) seen = &o;
-  }
-  return seen;
-}
-
-CheckResult races_verdict(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden, int lab,
-                          bool detector) {
-  CheckResult r;
-  if (!detector) {
-    r.status = Status::Skipped;
-    r.cause = Cause::NeedsEmulator;
-    r.message = cpu_backend() ? "judged under the race detector: make lab" + std::to_string(lab) + " CHECK=race runs it"
-                              : "judged by the CPU backend's race detector (make lab" + std::to_string(lab) +
-                                    " BACKEND=cpu CHECK=race); on a GPU, CHECK=racecheck sees shared memory only";
-    return r;
-  }
-  if (const CheckOutcome* race = first_race(done, hidden)) {
-    r.status = Status::Fail;
-    r.cause = Cause::Race;
-    // The first line names the race: both lines and the memory, when the detector named them.
-    r.message = race->result.message;
-    std::vector<std::string> where;
-    for (const auto& o : done)
-      if (o.result.cause == Cause::Race && std::find(hidden.begin(), hidden.end(), o.check.id) == hidden.end())
-        where.push_back(o.check.id);
-    std::string list;
-    for (size_t i = 0; i < where.size() && i < 3; ++i) list += (i ? ", " : "") + where[i];
-    if (where.size() > 3) list += " and " + std::to_string(where.size() - 3) + " more";
-    r.notes.push_back(std::string(where.size() == 1 ? "seen in check " : "seen in checks ") + list);
-    return r;
-  }
-  if (std::none_of(done.begin(), done.end(), [](const CheckOutcome& o) { return o.result.status == Status::Pass; })) {
-    r.status = Status::NotRun;
-    r.cause = Cause::NotJudged;
-    r.message = "not judged: no check passed, so no kernel of yours was seen at work";
-    return r;
-  }
-  r.status = Status::Pass;
-  r.message = "the race detector watched every access of every thread, in every check: no race";
-  return r;
-}
-
 // The checks the CPU backend never runs, whatever --all says: too large to emulate in the time
 // a check has. --list marks them and the report says so before the first check.
 bool skipped_here(const CheckCase& c) { return cpu_backend() && c.large; }
@@ -227,27 +108,24 @@ std::string skipped_here_note(size_t n) {
          "--all (they run on a GPU)";
 }
 
-CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost) {
+// The check's own result, with its calls' record: the last call's launches and the runner's
+// words of every call (an error's too).
+CheckResult run_one_untimed(CheckerSession& session, const LabSuite& suite, const CheckCase& c, uint64_t seed,
+                            bool& context_lost) {
   CheckResult r;
-  uint64_t ignored = 0;
-  take_last_launches(ignored);
   if (skipped_here(c)) {
     if (suite.judge_unemulated)
-      if (std::optional<CheckResult> judged = suite.judge_unemulated(c)) return *judged;
+      if (std::optional<CheckResult> judged = suite.judge_unemulated(session.runner.source(), c)) return *judged;
     r.status = Status::Skipped;
     r.cause = Cause::TooLarge;
     r.message = "skipped: too large to emulate on the CPU; runs on a GPU";
     return r;
   }
+  CallContext calls{session.runner, {}};
   try {
-    r = suite.run(c, derive_seed(seed, c.id.c_str()));
-    if (schedule_probe_applies(c)) {
-      uint64_t total = 0;
-      const auto launches = take_last_launches(total);  // the in-order run's, for the report
-      probe_schedules(suite, c, derive_seed(seed, c.id.c_str()), r);
-      r.launches = launch_summary(launches, total);
-      return r;
-    }
+    r = suite.run(calls, c, derive_seed(seed, c.id.c_str()));
+    if (schedule_probe_applies(session.runner, c))
+      probe_schedules(calls, session.probe, suite, c, derive_seed(seed, c.id.c_str()), r);
   } catch (const LabCallFailure& f) {
     r = CheckResult{};
     r.status = Status::Error;
@@ -264,9 +142,8 @@ CheckResult run_one_untimed(const LabSuite& suite, const CheckCase& c, uint64_t 
     r.cause = Cause::CheckerError;
     r.message = e.what();
   }
-  uint64_t total = 0;
-  const auto launches = take_last_launches(total);
-  r.launches = launch_summary(launches, total);
+  r.launches = launch_summary(calls.record.launches, calls.record.launches_total);
+  r.runner_words = calls.record.runner_words;
   return r;
 }
 
@@ -281,29 +158,6 @@ bool expensive(const CheckCase& c) {
   return work >= (c.shape.dims.size() == 3 ? double(size_t(1) << 30) : double(size_t(1) << 24));
 }
 
-// A race the CPU backend's detector named (CHECK=race) is the bug to name, whatever the outputs
-// say: the check fails with its two lines; a wrong result stays as its symptom. `first_check`:
-// the races this run has told in full already (race -> the check it was told under).
-void fail_on_race(const std::string& check_id, CheckResult& r, std::map<std::string, std::string>& first_check) {
-  if (r.status != Status::Pass && r.status != Status::Fail) return;  // errors speak for themselves
-  // (The schedule probe keeps the reversed run's notes when only that run failed.)
-  const std::string reversed = "reversed: ";
-  auto it = std::find_if(r.notes.begin(), r.notes.end(), [&](const std::string& n) {
-    return is_race_note(n) || (n.rfind(reversed, 0) == 0 && is_race_note(n.substr(reversed.size())));
-  });
-  if (it == r.notes.end()) return;
-  std::string race = it->rfind(reversed, 0) == 0 ? it->substr(reversed.size()) : *it;
-  r.notes.erase(it);
-  if (r.status == Status::Fail) r.notes.insert(r.notes.begin(), "what it did to the result: " + r.message);
-  r.status = Status::Fail;
-  r.cause = Cause::Race;
-  // Said in full once; later checks name the lines only ("a data race on shared memory: a write
-  // at X and an atomic update at Y"), whichever threads met there.
-  const std::string lines = race.substr(0, race.find(" touch the same memory"));
-  auto [seen, fresh] = first_check.emplace(lines, check_id);
-  r.message = fresh ? race : lines + ": the same race as check " + seen->second;
-}
-
 // Too slow under CHECK=race, where every access of lab code goes through the detector: 2^24
 // elements, or 2^28 multiply-adds (a 1000^3 product's shared-memory tiles take 80 s there).
 bool slow_under_race_detector(const CheckCase& c) {
@@ -313,17 +167,15 @@ bool slow_under_race_detector(const CheckCase& c) {
              : double(c.shape.elements()) >= double(size_t(1) << 24);
 }
 
-CheckResult run_one(const LabSuite& suite, const CheckCase& c, uint64_t seed, bool& context_lost,
-                    std::map<std::string, std::string>& races_told) {
+CheckResult run_one(CheckerSession& session, const LabSuite& suite, const CheckCase& c, uint64_t seed,
+                    bool& context_lost, std::map<std::string, std::string>& races_told) {
   const auto start = std::chrono::steady_clock::now();
-  take_last_runner_words();  // an earlier check's
-  CheckResult r = run_one_untimed(suite, c, seed, context_lost);
+  CheckResult r = run_one_untimed(session, suite, c, seed, context_lost);
   fail_on_race(c.id, r, races_told);
   // A suite's own wording of a failure (a histogram's counts, a sum's value) is about values.
   if (r.status == Status::Fail && r.cause == Cause::None) r.cause = Cause::WrongValues;
   if (r.status == Status::Pass) r.cause = Cause::None;
-  r.runner_words = take_last_runner_words();
-  if (!runner_words_allowed()) r.runner_words.clear();
+  if (!session.runner_words_allowed) r.runner_words.clear();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
@@ -342,7 +194,7 @@ std::vector<size_t> run_order(const std::vector<CheckCase>& cases, const std::ve
   return order;
 }
 
-TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed) {
+TimingReport run_timing(RunnerSession& runner, const Options& opt, const RunRecord& rec, uint64_t seed) {
   TimingReport t;
   if (!opt.timing) {
     t.status = "skipped";
@@ -367,7 +219,7 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
   }
 #ifndef CUDALAB_BACKEND_CPU
   try {
-    TimingRequest req{seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only,
+    TimingRequest req{runner, seed, opt.size ? std::optional<Shape>(Shape{*opt.size}) : std::nullopt, opt.timing_only,
                       opt.no_baselines};
     timing_trace("waiting for the GPU's gate");
     const GpuGate turn(opt.gpu_gate);  // the runner is up (its hello came): only the timing waits
@@ -377,7 +229,7 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
     // The student's runner ends before the gate passes on: the next timing run must find the
     // GPU's memory free (this one's batches took half of it) and no process of this one's
     // winding down beside its measurement.
-    if (!end_student_processes() && t.status != "error") {
+    if (!runner.end_student_processes() && t.status != "error") {
       t.status = "error";
       t.rows.clear();
       t.note = "timing stopped: a process of your code's outlived SIGKILL";
@@ -389,7 +241,7 @@ TimingReport run_timing(const Options& opt, const RunRecord& rec, uint64_t seed)
     t.note = std::string("timing stopped: ") + e.what();
   }
 #else
-  (void)seed;
+  (void)runner, (void)seed;
 #endif
   return t;
 }
@@ -470,7 +322,8 @@ std::optional<int> parse_command_line(const LabSuite& suite, int argc, char** ar
 // The kernel runner (the lab file's own process, harness/runner), configured and asked to introduce
 // itself: its first words say where kernels run. Returns why it could not start ("" when it did);
 // a runner that does not start is every check's error.
-std::string start_runner(const LabSuite& suite, const Options& opt, const char* program, RunRecord& rec) {
+std::string start_runner(CheckerSession& session, const LabSuite& suite, const Options& opt, const char* program,
+                         RunRecord& rec) {
   const bool hidden_run = !opt.hidden_checks.empty();
   RunnerConfig runner_cfg;
   runner_cfg.program = opt.runner.empty() ? default_runner_path(program) : opt.runner;
@@ -494,8 +347,8 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
     take_sanitizer_reports(opt.sanitizer_log);  // an earlier run's, if any
     for (auto& e : sanitizer_log_env(opt.sanitizer_log)) runner_cfg.extra_env.push_back(e);
   }
-  runner_configure(runner_cfg, suite.number);
-  set_measured_span_gate(opt.gpu_gate);
+  session.runner.configure(runner_cfg, suite.number);
+  session.runner.set_measured_span_gate(opt.gpu_gate);
   try {
     // A timing run's start-up (its runner's CUDA context and its own) happens outside any other
     // run's measurement (gpu_gate.h).
@@ -512,7 +365,7 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
         }
       });
 #endif
-    const wire::Hello& hello = runner().hello();
+    const wire::Hello& hello = session.runner.runner().hello();
 #ifndef CUDALAB_BACKEND_CPU
     if (context.joinable()) context.join();
 #endif
@@ -521,10 +374,12 @@ std::string start_runner(const LabSuite& suite, const Options& opt, const char* 
     // The lab file: the caller's word when it gives one; else the runner's, but not with hidden
     // checks (the checker would read whatever file the runner named, and say which of its words
     // are in it).
-    set_lab_source(read_lab_source(!opt.source.empty() ? opt.source : hidden_run ? std::string() : hello.source));
-    rec.source = !opt.source.empty() ? lab_source().shown : printable(hello.source, 200);
+    session.runner.set_source(read_lab_source(!opt.source.empty() ? opt.source
+                                              : hidden_run        ? std::string()
+                                                                  : hello.source));
+    rec.source = !opt.source.empty() ? session.runner.source().shown : printable(hello.source, 200);
     rec.tool = printable(hello.tool, 200);
-    set_race_detector_running(hello.tool.find("(CHECK=race)") != std::string::npos);
+    session.probe.race_detector = hello.tool.find("(CHECK=race)") != std::string::npos;
     rec.device = hello.device;
     rec.device.name = printable(rec.device.name, 100);
     rec.device.driver_version = printable(rec.device.driver_version, 16);
@@ -572,8 +427,8 @@ void point_back_to_same_error(const std::string& check_id, CheckResult& r, std::
 
 // The cases in run order (hidden checks last), each recorded and printed as it finishes; the
 // record keeps the suite's order. Returns whether a check lost the GPU context.
-bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<CheckCase>& cases, RunRecord& rec,
-               TerminalReport& out) {
+bool run_cases(CheckerSession& session, const LabSuite& suite, const Options& opt, const std::vector<CheckCase>& cases,
+               RunRecord& rec, TerminalReport& out) {
   bool context_lost = false;
   std::string last_error, last_error_check;  // one message per cause (below)
   // What this run has said in full already, so that a later check points back to it: the
@@ -613,10 +468,10 @@ bool run_cases(const LabSuite& suite, const Options& opt, const std::vector<Chec
     } else {
       r = c.id == "barriers" ? barriers_verdict(rec.checks, opt.hidden_checks)
           : c.id == "races"  ? races_verdict(rec.checks, opt.hidden_checks, suite.number, race_run)
-                             : run_one(suite, c, rec.seed, context_lost, races_told);
+                             : run_one(session, suite, c, rec.seed, context_lost, races_told);
       point_back_to_same_error(c.id, r, last_error, last_error_check);
       // The sanitizer's reports are files the runner's process wrote: its words.
-      if (!opt.sanitizer_log.empty() && runner_words_allowed())
+      if (!opt.sanitizer_log.empty() && session.runner_words_allowed)
         add_sanitizer_findings(opt.sanitizer_log, c.id, r, findings_shown);
     }
     rec.checks.push_back({c, r});
@@ -650,7 +505,7 @@ int report_and_exit_status(const Options& opt, const RunRecord& rec, const std::
 }  // namespace
 
 // The run in named phases: the command line, the runner, the checks, the timing, the report.
-int run_lab(int argc, char** argv) {
+int run_lab(CheckerSession& session, int argc, char** argv) {
   const LabSuite& suite = lab_suite();
   Options opt;
   std::vector<CheckCase> cases;
@@ -658,7 +513,7 @@ int run_lab(int argc, char** argv) {
   set_timing_trace(opt.timing_trace);
   // With a hidden check in the run, the runner's own words stay out of the report entirely.
   const bool hidden_run = !opt.hidden_checks.empty();
-  set_runner_words_allowed(!hidden_run);
+  session.runner_words_allowed = !hidden_run;
 
   RunRecord rec;
   rec.lab = suite.number;
@@ -666,7 +521,7 @@ int run_lab(int argc, char** argv) {
   rec.backend = cpu_backend() ? "cpu" : "cuda";
   rec.program = argv[0];
   rec.seed = opt.seed ? *opt.seed : fresh_seed();
-  const std::string runner_problem = start_runner(suite, opt, argv[0], rec);
+  const std::string runner_problem = start_runner(session, suite, opt, argv[0], rec);
 
   size_t id_width = 10, size_width = 10;
   for (const auto& c : cases) {
@@ -679,20 +534,20 @@ int run_lab(int argc, char** argv) {
   if (!rec.device.usable)
     record_not_run(cases, runner_problem, rec, out);
   else
-    context_lost = run_cases(suite, opt, cases, rec, out);
+    context_lost = run_cases(session, suite, opt, cases, rec, out);
   out.summary(rec);
   const auto timing_start = std::chrono::steady_clock::now();
   // A runner that served hidden checks does not time: a fresh one has seen none of their inputs.
-  if (hidden_run) runner_discard();
-  rec.timing = run_timing(opt, rec, rec.seed);
+  if (hidden_run) session.runner.discard();
+  rec.timing = run_timing(session.runner, opt, rec, rec.seed);
   rec.timing.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_start).count();
   out.timing(rec.timing);
-  runner_finish();
+  session.runner.finish();
   // PROFILE=1: why it is slow, after the verdict (advice only: nothing below changes the exit status).
   if (!opt.profile_runner.empty() && !opt.profile_reference.empty()) {
     ProfileSection profile;
     if (rec.count(Status::Pass) + rec.count(Status::Skipped) == rec.checks.size() && rec.device.usable)
-      profile = run_profile(suite, opt, rec.seed);
+      profile = run_profile(session.runner, suite, opt, rec.seed);
     else
       profile.problem = "a check did not pass, and speed comes after a right answer";
     print_profile(stdout, profile);

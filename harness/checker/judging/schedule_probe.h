@@ -10,16 +10,28 @@
 #pragma once
 #include <cstdint>
 
-#include "suite.h"
+#include <string>
+
+#include "checker/types/suite.h"
+#include "checker/calls/lab_call.h"
 
 namespace cudalab {
 
 // Whether the probe runs for this check (CPU backend, no --schedule given, a size the
 // emulator runs twice in well under a second).
-bool schedule_probe_applies(const CheckCase& c);
-void probe_schedules(const LabSuite& suite, const CheckCase& c, uint64_t seed, CheckResult& r);
-// Whether the runner is the race detector's build (CHECK=race; its Hello says so): then the
-// probe's advice does not send the student to the checker that is already running.
-void set_race_detector_running(bool running);
+bool schedule_probe_applies(const RunnerSession& runner, const CheckCase& c);
+
+// What the probe keeps over a run: whether the runner is the race detector's build (CHECK=race;
+// its Hello says so), so that the advice does not send the student to the checker already
+// running, and the check whose race it explained in full (later ones point back to it).
+struct ScheduleProbeState {
+  bool race_detector = false;
+  std::string first_race_check;
+};
+
+// Runs the check again in another order (in its own CallContext: the report keeps the in-order
+// run's launches; the runner's words of both runs go to `calls`) and names a race in `r`.
+void probe_schedules(CallContext& calls, ScheduleProbeState& state, const LabSuite& suite, const CheckCase& c,
+                     uint64_t seed, CheckResult& r);
 
 }  // namespace cudalab

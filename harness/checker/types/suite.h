@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "checker/timing/timing_report.h"
+#include "checker/types/timing_report.h"
 
 namespace cudalab {
+
+class RunnerSession;  // checker/calls/runner_session.h
+struct CallContext;  // checker/calls/lab_call.h
+struct LabSource;  // checker/calls/runner_words.h
 
 // A problem size: {n}, {rows, cols} or {M, N, K}.
 struct Shape {
@@ -90,7 +94,14 @@ struct CheckCase {
   bool judged_by_emulator = false;
 };
 
+// A check as run: its case and its result.
+struct CheckOutcome {
+  CheckCase check;
+  CheckResult result;
+};
+
 struct TimingRequest {
+  RunnerSession& runner;  // the run's kernel runner: the student's, then the baselines'
   uint64_t seed = 0;
   std::optional<Shape> shape;  // --size overrides the lab's timed size
   // The grader's timing run (--timing-only): only the rows speed points use, the student's and
@@ -109,12 +120,13 @@ struct LabSuite {
   std::string size_syntax;  // how --size is written: "N", "ROWSxCOLS", "MxNxK"
   size_t size_dims = 1;  // how many numbers --size takes
   std::vector<CheckCase> cases;
-  std::function<CheckResult(const CheckCase&, uint64_t seed)> run;
+  // A case's check: its calls run in the context's runner and leave their record there.
+  std::function<CheckResult(CallContext& calls, const CheckCase&, uint64_t seed)> run;
   // Returns "" when the shape can be run, otherwise why not and what to do instead.
   std::function<std::string(const Shape&)> reject_shape;
   // A `large` case the CPU backend does not run: the suite's verdict on it by other means (the
-  // lab file read for the bug the case is there for), or nothing (the case is skipped).
-  std::function<std::optional<CheckResult>(const CheckCase&)> judge_unemulated = nullptr;
+  // lab file, `source`, read for the bug the case is there for), or nothing (the case is skipped).
+  std::function<std::optional<CheckResult>(const LabSource& source, const CheckCase&)> judge_unemulated = nullptr;
 };
 
 const LabSuite& lab_suite();  // defined by labs/labN/checks.cpp

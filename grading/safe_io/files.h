@@ -1,8 +1,10 @@
-// Small helpers shared by the grader: hashing, secrets, files written atomically, names.
+// Files the grader reads and writes safely: written atomically (a reader or a restarted grader
+// sees the old file or the new, never half), read with a size limit, a submission's file read
+// without following a link to someone else's, a private temporary folder, a student's name made
+// safe as a file name.
 #pragma once
 #include <sys/types.h>
 
-#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -11,11 +13,6 @@
 namespace grading {
 
 namespace fs = std::filesystem;
-
-std::string sha256_hex(std::string_view bytes);
-// n random bytes from the kernel, as 2n lowercase hex digits.
-std::string random_hex(size_t n);
-uint64_t random_u64();
 
 // A folder of this process's own under /tmp (mkdtemp: mode 0700), removed with what it
 // holds when the process exits normally. Falls back to /tmp itself (never removed).
@@ -41,22 +38,10 @@ void write_file_atomic(const fs::path& p, std::string_view content);
 // A student's name made safe as a file name: letters, digits, '.', '_', '-', '@' kept.
 std::string safe_name(std::string_view name);
 
-std::string now_utc_iso8601();
-std::string human_seconds(double s);  // "1m 05s", "12s"
-// Text safe to show on a terminal, in a CSV or in Markdown: control bytes (escape sequences,
-// carriage returns, backspaces, bidi overrides) become '?', newlines and tabs stay; invalid
-// UTF-8 is left as bytes the reader shows as replacement characters.
-std::string clean_text(std::string_view text);
-// One line of it: newlines and tabs become spaces too.
-std::string clean_line(std::string_view text);
-
 // A file of a submission read without following a link, from the descriptor it was opened
 // with; refused (nullopt, `why` says so) when it is not a regular file, has other hard links
 // while its owner is not `owner` (a link to someone else's file), or is larger than max_bytes.
 std::optional<std::string> read_submitted_file(const fs::path& p, size_t max_bytes, std::string* why = nullptr,
                                                std::optional<uid_t> owner = std::nullopt);
-
-// Cuts text to at most max_bytes on a line boundary where possible, with a note of what was cut.
-std::string clip_text(std::string_view text, size_t max_bytes);
 
 }  // namespace grading

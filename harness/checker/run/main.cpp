@@ -10,5 +10,6 @@ int main(int argc, char** argv) {
   // Not dumpable: a process of the same user (the runner, say) can neither ptrace this one nor
   // read its memory through /proc, where the verdict channel's secret lives.
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  return cudalab::run_lab(argc, argv);
+  cudalab::CheckerSession session;
+  return cudalab::run_lab(session, argc, argv);
 }

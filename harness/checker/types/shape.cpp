@@ -1,5 +1,5 @@
 #include "suite.h"
-#include "checker/judging/diagnose.h"
+#include "checker/types/number_words.h"
 
 namespace cudalab {
 

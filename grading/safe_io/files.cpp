@@ -1,61 +1,18 @@
-#include "util.h"
+#include "files.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
-#include <ctime>
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "secrets.h"
+
 namespace grading {
-
-std::string sha256_hex(std::string_view bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (!EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr))
-    throw std::runtime_error("SHA-256 failed");
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out += hex[md[i] >> 4];
-    out += hex[md[i] & 15];
-  }
-  return out;
-}
-
-static void fill_random(unsigned char* buf, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = getrandom(buf + got, n - got, 0);
-    if (r < 0) throw std::runtime_error("getrandom failed");
-    got += size_t(r);
-  }
-}
-
-std::string random_hex(size_t n) {
-  std::string bytes(n, '\0');
-  fill_random(reinterpret_cast<unsigned char*>(bytes.data()), n);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
-
-uint64_t random_u64() {
-  uint64_t v;
-  fill_random(reinterpret_cast<unsigned char*>(&v), sizeof v);
-  return v;
-}
 
 std::optional<std::string> read_file(const fs::path& p, size_t max_bytes) {
   std::ifstream f(p, std::ios::binary);
@@ -122,63 +79,6 @@ std::string safe_name(std::string_view name) {
   return out.substr(0, 100);
 }
 
-std::string now_utc_iso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string human_seconds(double s) {
-  if (s < 0) s = 0;
-  long total = long(s + 0.5);
-  char buf[32];
-  if (total >= 3600)
-    std::snprintf(buf, sizeof buf, "%ldh %02ldm", total / 3600, (total / 60) % 60);
-  else if (total >= 60)
-    std::snprintf(buf, sizeof buf, "%ldm %02lds", total / 60, total % 60);
-  else
-    std::snprintf(buf, sizeof buf, "%lds", total);
-  return buf;
-}
-
-std::string clean_text(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '\n' || c == '\t') {
-      out += char(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      out += '?';
-    } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
-      out += '?';  // C1 controls (U+0080..U+009F), the 8-bit CSI among them
-      ++i;
-    } else if (c == 0xe2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
-               ((static_cast<unsigned char>(text[i + 2]) >= 0xaa && static_cast<unsigned char>(text[i + 2]) <= 0xae) ||
-                static_cast<unsigned char>(text[i + 2]) == 0xa8 || static_cast<unsigned char>(text[i + 2]) == 0xa9)) {
-      out += '?';  // bidi embeddings and overrides, line and paragraph separators
-      i += 2;
-    } else if (c == 0xe2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x81 &&
-               static_cast<unsigned char>(text[i + 2]) >= 0xa6 && static_cast<unsigned char>(text[i + 2]) <= 0xa9) {
-      out += '?';  // bidi isolates
-      i += 2;
-    } else {
-      out += char(c);
-    }
-  }
-  return out;
-}
-
-std::string clean_line(std::string_view text) {
-  std::string s = clean_text(text);
-  for (char& c : s)
-    if (c == '\n' || c == '\t') c = ' ';
-  return s;
-}
-
 std::optional<std::string> read_submitted_file(const fs::path& p, size_t max_bytes, std::string* why,
                                                std::optional<uid_t> owner) {
   auto refuse = [&](const std::string& w) -> std::optional<std::string> {
@@ -225,16 +125,6 @@ std::optional<std::string> read_submitted_file(const fs::path& p, size_t max_byt
   ::close(fd);
   s.resize(got);
   return s;
-}
-
-std::string clip_text(std::string_view text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return std::string(text);
-  size_t cut = max_bytes;
-  size_t nl = text.rfind('\n', cut);
-  if (nl != std::string_view::npos && nl > max_bytes / 2) cut = nl + 1;
-  std::ostringstream o;
-  o << text.substr(0, cut) << "\n[... " << (text.size() - cut) << " more bytes not shown]\n";
-  return o.str();
 }
 
 }  // namespace grading
