@@ -104,6 +104,22 @@ void write_what_went_wrong(std::ostream& o, const StudentResult& r, const Rubric
   }
 }
 
+// A visible check that passed with something still worth fixing (the races check, over a race that
+// changed no answer): its note, for no points.
+void write_worth_fixing(std::ostream& o, const StudentResult& r, const Rubric& rubric) {
+  const std::string mark = "worth fixing, for no points: ";
+  bool header = false;
+  for (const auto& c : r.checks) {
+    if (c.status != "pass" || rubric.hidden.count(c.id)) continue;
+    for (const auto& d : c.details) {
+      if (d.rfind(mark, 0) != 0) continue;
+      if (!header) o << "## Worth fixing (no points taken)\n\n";
+      header = true;
+      o << "**`" << c.id << "`**: " << d.substr(mark.size()) << "\n\n";
+    }
+  }
+}
+
 void write_graded(std::ostream& o, const StudentResult& r, const Score& s, const Rubric& rubric) {
   if (s.correct)
     o << "Every check passed. Well done.\n\n";
@@ -112,6 +128,7 @@ void write_graded(std::ostream& o, const StudentResult& r, const Score& s, const
       << "others still count.\n\n";
   write_check_table(o, s);
   write_what_went_wrong(o, r, rubric);
+  write_worth_fixing(o, r, rubric);
   bool any_skipped = false;
   for (const auto& c : s.checks) any_skipped |= !c.counted;
   if (any_skipped)

@@ -435,8 +435,7 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src, co
     const bool read_and_write = (std::strcmp(k1, "a write") == 0 && std::strcmp(k2, "a read") == 0) ||
                                 (std::strcmp(k1, "a read") == 0 && std::strcmp(k2, "a write") == 0);
     if (!a.empty() && a == b && read_and_write)
-      return head + "a read and a write at " + a + " touch the same memory from two threads" + threads +
-             kLostUpdate;
+      return head + "a read and a write at " + a + " touch the same memory from two threads" + threads + kLostUpdate;
     std::string s = head + k1 + " at " + (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +
                     (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" +
                     threads;
