@@ -802,9 +802,10 @@ EmulatorRun run_emulator(const GradingContext& ctx, const Built& built, std::vec
   args.push_back("--no-timing");
   // The small checks only (the rubric's limits.emulator_largest): a barrier some threads skip, or
   // a race, shows in them as well as in the large ones, and the emulator then costs about a second
-  // of CPU a student, not ten. One order of blocks: the race detector, not a second run in
-  // reverse, judges the races, and the verdict is the same wherever the file is graded.
-  args.insert(args.end(), {"--largest", std::to_string(ctx.rubric.limits.emulator_largest), "--schedule", "in-order"});
+  // of CPU a student, not ten. No --schedule: each check runs in order and again reversed, so a
+  // race the detector names fails a check only when it changes the answers, and that verdict
+  // (emulator_verdicts.h) is the same wherever and however often the file is graded.
+  args.insert(args.end(), {"--largest", std::to_string(ctx.rubric.limits.emulator_largest)});
   const auto t0 = std::chrono::steady_clock::now();
   LabRun run = run_checker_program(ctx, ctx.emulator.checker, cpu.runner, dir, args, ctx.run_timeout, "", jail);
   EmulatorRun out;

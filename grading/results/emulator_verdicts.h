@@ -16,7 +16,9 @@ namespace grading {
 bool has_emulator_checks(const std::vector<CheckOutcome>& checks);
 
 // Each emulator-judged check of `checks` takes the verdict of the check with the same id in
-// `emulator` (an emulator run's report of the same file); every other check is left as it is.
+// `emulator` (an emulator run's report of the same file); so does any check the emulator failed
+// with cause "race" (a race that changed its answers there), or with a forbidden call, or (one
+// that passed here) with an array read or indexed past its end; every other check is left as it is.
 void take_emulator_verdicts(std::vector<CheckOutcome>& checks, const std::vector<CheckOutcome>& emulator);
 
 // No emulator verdict could be had (`why`: the CPU build or its run failed): the checker's own

@@ -613,6 +613,49 @@ TEST_CASE("emulator verdicts: an array indexed or read past its end takes the em
   CHECK(checks[1].status == "error");
 }
 
+TEST_CASE(
+    "emulator verdicts: a race that changed the answers there fails the check on every run; a harmless one does not") {
+  // The GPU's verdict of a racy check is chance: pass on one run, fail on the next.
+  CheckOutcome gpu_pass;
+  gpu_pass.id = "block_plus_one";
+  gpu_pass.status = "pass";
+  CheckOutcome gpu_fail = gpu_pass;
+  gpu_fail.status = "fail";
+  gpu_fail.cause = "wrong_values";
+  gpu_fail.message = "bin 7 is 3, expected 4";
+  // The emulator's: the checker fails a check on a named race only when it changed the answers
+  // (wrong in either order it ran, or a read and a write at one line: a lost update).
+  CheckOutcome cpu = gpu_pass;
+  cpu.status = "fail";
+  cpu.cause = "race";
+  cpu.message =
+      "a data race on shared memory (s_hist): a read and a write at lab6_histogram.cu:21 touch the same memory from "
+      "two threads (thread 3 of block 0, thread 6 of block 0): two threads can both read the old value before either "
+      "writes, and one update is lost (a plain += or ++): use atomicAdd";
+  for (const CheckOutcome& gpu : {gpu_pass, gpu_fail}) {
+    std::vector<CheckOutcome> checks = {gpu};
+    take_emulator_verdicts(checks, {cpu});
+    CHECK(checks[0].status == "fail");
+    CHECK(checks[0].cause == "race");
+    CHECK(checks[0].message == cpu.message);
+    CHECK(checks[0].details.back().find("the same verdict on every run") != std::string::npos);
+  }
+  // A race whose answers came out right in both orders (every thread writing the same sum): the
+  // emulator's check passed, with the race as a note, and the GPU's verdict stays, pass or fail.
+  CheckOutcome harmless = gpu_pass;
+  harmless.details = {
+      "a data race on global memory (d_block_sums): writes at lab1_naive_sum.cu:17 touch the same "
+      "memory from two threads",
+      "your answers came out right with the threads and blocks in either order, so this check keeps "
+      "its points; the race is still there, and the races check fails on it"};
+  for (const CheckOutcome& gpu : {gpu_pass, gpu_fail}) {
+    std::vector<CheckOutcome> checks = {gpu};
+    take_emulator_verdicts(checks, {harmless});
+    CHECK(checks[0].status == gpu.status);
+    CHECK(checks[0].message == gpu.message);
+  }
+}
+
 TEST_CASE("emulator meeting: a student is finished once, when both halves are in, whichever comes first") {
   GradingContext ctx;
   ctx.work = std::filesystem::temp_directory_path();

@@ -362,6 +362,11 @@ std::string global_memory_name(const std::string& n, size_t from, const std::vec
   return "";
 }
 
+// How a read and a write at one line end (race_in_checker_words), and what finds them.
+const char* const kLostUpdate =
+    ": two threads can both read the old value before either writes, and one update is lost (a plain += "
+    "or ++): use atomicAdd";
+
 // The race detector's note (CHECK=race): "cudalab: note: data race on shared memory at FILE:LINE
 // (write) and FILE:LINE (atomic): in kernel ..., thread 3 of block 0 ... and thread 40 of block
 // 0 ...". In the checker's words: the kind of memory and access from fixed lists, the places
@@ -417,6 +422,13 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src, co
       return head + "writes at " + a + " touch the same memory from two threads" + threads +
              (between ? ", of two blocks: let one block write it, or add with atomicAdd"
                       : ": let one thread write it (`if (threadIdx.x == 0)`)");
+    // A read and a write at one line (a plain += or ++ where an atomic belongs): on a GPU both
+    // threads can read before either writes, a lost update the emulator's one-after-another
+    // threads never make, so no order it runs shows it (is_lost_update_race).
+    const bool read_and_write = (std::strcmp(k1, "a write") == 0 && std::strcmp(k2, "a read") == 0) ||
+                                (std::strcmp(k1, "a read") == 0 && std::strcmp(k2, "a write") == 0);
+    if (!a.empty() && a == b && read_and_write)
+      return head + "a read and a write at " + a + " touch the same memory from two threads" + threads + kLostUpdate;
     std::string s = head + k1 + " at " + (a.empty() ? std::string("a line of yours") : a) + " and " + k2 + " at " +
                     (b.empty() ? std::string("a line of yours") : b) + " touch the same memory from two threads" +
                     threads;
@@ -435,6 +447,9 @@ std::string race_in_checker_words(const std::string& n, const LabSource& src, co
 }  // namespace
 
 bool is_race_note(const std::string& note) { return note.rfind("a data race on ", 0) == 0; }
+bool is_lost_update_race(const std::string& note) {
+  return is_race_note(note) && note.find(kLostUpdate) != std::string::npos;
+}
 
 std::vector<std::string> notes_in_checker_words(const std::vector<std::string>& notes,
                                                 const std::vector<wire::Launch>& launches, const LabSource& src,

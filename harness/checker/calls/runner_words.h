@@ -61,8 +61,11 @@ std::vector<std::string> notes_in_checker_words(const std::vector<std::string>& 
                                                 const std::vector<wire::Launch>& launches, const LabSource& src,
                                                 const std::vector<std::string>& buffers = {});
 // Whether a note in the checker's words is a race the CPU backend's detector found (CHECK=race):
-// the check it came from fails with it.
+// the check it came from fails with it when the race changes its answers (fail_on_race).
 bool is_race_note(const std::string& note);
+// One of them whose two accesses are a read and a write at one line (a plain += where an atomic
+// belongs): a GPU's threads can lose an update there that no order of the emulator's shows.
+bool is_lost_update_race(const std::string& note);
 
 // The runner's own words of a reply (its message, its notes): each printable and at most
 // kRunnerWordsChars long, at most kRunnerWordsLines of them.

@@ -24,8 +24,11 @@ CheckCase races_case();
 CheckResult races_verdict(const std::vector<CheckOutcome>& done, const std::vector<std::string>& hidden, int lab,
                           bool detector);
 
-// A race the detector named in a check's notes fails that check, told in full once; `first_check`:
-// the races this run has told already (race -> the check it was told under).
-void fail_on_race(const std::string& check_id, CheckResult& r, std::map<std::string, std::string>& first_check);
+// A race the detector named in a check's notes fails that check when it changes its answers (wrong
+// in either order the schedule probe ran, `probed`, or a lost update), told in full once; a race
+// that changed none is left as a note and fails the races check only. `first_check`: the races
+// this run has told already (race -> the check it was told under).
+void fail_on_race(const std::string& check_id, CheckResult& r, bool probed,
+                  std::map<std::string, std::string>& first_check);
 
 }  // namespace cudalab

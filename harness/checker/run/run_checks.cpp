@@ -171,7 +171,7 @@ CheckResult run_one(CheckerSession& session, const LabSuite& suite, const CheckC
                     bool& context_lost, std::map<std::string, std::string>& races_told) {
   const auto start = std::chrono::steady_clock::now();
   CheckResult r = run_one_untimed(session, suite, c, seed, context_lost);
-  fail_on_race(c.id, r, races_told);
+  fail_on_race(c.id, r, schedule_probe_applies(session.runner, c), races_told);
   // A suite's own wording of a failure (a histogram's counts, a sum's value) is about values.
   if (r.status == Status::Fail && r.cause == Cause::None) r.cause = Cause::WrongValues;
   if (r.status == Status::Pass) r.cause = Cause::None;
