@@ -123,6 +123,7 @@ namespace {
 struct Expectation {
   int exit_status = -1;
   std::string message;
+  std::string cause;  // the cause some failing check must report ("past_array_end"): what the grader acts on
   bool not_run = false;
   std::string timing;  // a timing status expected (the fixture then runs with timing)
   std::string backends = "cuda cpu";
@@ -143,6 +144,7 @@ Expectation read_expectation(const std::string& source) {
   while (std::getline(f, line)) {
     if (auto v = value("// expect-exit: ")) e.exit_status = std::stoi(*v);
     if (auto v = value("// expect-message: ")) e.message = *v;
+    if (auto v = value("// expect-cause: ")) e.cause = *v;
     if (auto v = value("// expect-not-run: ")) e.not_run = *v == "yes";
     if (auto v = value("// backends: ")) e.backends = *v;
     if (auto v = value("// expect-timing: ")) e.timing = *v;
@@ -175,8 +177,9 @@ TEST_CASE("planted bugs get the verdict and message their fixture states") {
     ++count;
     CHECK(r.exit_status == e.exit_status);
     REQUIRE(r.report.is_object());
-    bool found = false, any_not_run = false;
+    bool found = false, any_not_run = false, cause_found = e.cause.empty();
     for (const auto& c : r.report["checks"]) {
+      cause_found |= c["cause"] == e.cause;
       found |= c["message"].get<std::string>().find(e.message) != std::string::npos;
       for (const auto& n : c["notes"]) found |= n.get<std::string>().find(e.message) != std::string::npos;
       // The runner's own words (the CPU backend's account of a fault): shown where no check is hidden.
@@ -198,6 +201,7 @@ TEST_CASE("planted bugs get the verdict and message their fixture states") {
       CHECK(r.report["summary"]["passed"].get<int>() < r.report["summary"]["total"].get<int>());
     }
     CHECK_MESSAGE(found, "no check message contains '" << e.message << "'");
+    CHECK_MESSAGE(cause_found, "no check reports the cause '" << e.cause << "'");
     if (e.not_run) CHECK(any_not_run);
     // What must not reach the report (issue 16: the runner's words, a hidden check's size).
     for (const auto& a : e.absent) CHECK_MESSAGE(r.text.find(a) == std::string::npos, "the report holds '" << a << "'");

@@ -64,6 +64,9 @@ struct LabCallFailure : std::runtime_error, CallRecord {
     Forbidden
   };
   Kind kind;
+  // What the failure was, where the kind alone does not say it (a thread past an array's end
+  // is a lost context by its kind); None: cause_of(kind).
+  Cause cause = Cause::None;
   std::vector<std::string> notes;
   LabCallFailure(Kind k, const std::string& message, std::vector<std::string> n = {}, CallRecord record = {})
       : std::runtime_error(message), CallRecord(std::move(record)), kind(k), notes(std::move(n)) {}

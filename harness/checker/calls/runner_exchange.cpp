@@ -169,7 +169,9 @@ LabCallResult read_result(RunnerSession& session, const std::string& function, c
     } else if (reply.outcome == wire::Outcome::BadRequest) {
       kind = LabCallFailure::Kind::Refused;
     }
-    throw LabCallFailure(kind, message, res.notes, res);
+    LabCallFailure failure(kind, message, res.notes, res);
+    if (past_array_end(reply)) failure.cause = Cause::PastArrayEnd;
+    throw failure;
   }
   // A result computed on the host needs the input there: copied back, or made host-visible.
   uint64_t input_bytes = 0;

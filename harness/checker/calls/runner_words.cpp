@@ -89,6 +89,7 @@ constexpr int32_t kMemoryAllocation = 2, kInvalidConfiguration = 9, kIllegalAddr
 struct Diagnosis {
   const char* sign;
   const char* words;
+  bool past_array_end = false;  // the report's cause is past_array_end (the grader acts on it)
 };
 constexpr Diagnosis kDiagnoses[] = {
     {"must call the same warp operation",
@@ -104,18 +105,25 @@ constexpr Diagnosis kDiagnoses[] = {
     // GPU's plain run lets pass: the grader takes these from its emulator run (emulator_verdicts.cpp).
     {"compute-sanitizer's memcheck names it): make the array large enough",
      "a thread indexed an array past its end: on a GPU that reads or overwrites another variable without any "
-     "error. Check the index against the array's size"},
+     "error. Check the index against the array's size",
+     true},
     {"compute-sanitizer's memcheck names it). Test the index",
      "a thread read past the end of an array: on a GPU that reads whatever follows it without any error. Check the "
-     "index against the array's size before the load"},
+     "index against the array's size before the load",
+     true},
 };
 
-std::string diagnosis_of(const wire::CallReply& reply) {
+const Diagnosis* diagnosis_in(const wire::CallReply& reply) {
   std::string all = reply.message;
   for (const auto& n : reply.notes) all += "\n" + n;
   for (const auto& d : kDiagnoses)
-    if (all.find(d.sign) != std::string::npos) return d.words;
-  return "";
+    if (all.find(d.sign) != std::string::npos) return &d;
+  return nullptr;
+}
+
+std::string diagnosis_of(const wire::CallReply& reply) {
+  const Diagnosis* d = diagnosis_in(reply);
+  return d ? d->words : "";
 }
 
 }  // namespace
@@ -235,6 +243,11 @@ std::string refused_launch_words(const std::vector<wire::Launch>& launches, cons
 }
 
 }  // namespace
+
+bool past_array_end(const wire::CallReply& reply) {
+  const Diagnosis* d = diagnosis_in(reply);
+  return d && d->past_array_end;
+}
 
 std::string failure_message(const wire::CallReply& reply, const std::string& function, const LabSource& src) {
   const wire::Failure& f = reply.failure;

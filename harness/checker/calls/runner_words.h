@@ -53,6 +53,10 @@ std::string dims_text(const uint32_t d[3]);
 // The report's sentence for a reply that failed (outcome != Ok), for the lab function `function`.
 std::string failure_message(const wire::CallReply& reply, const std::string& function, const LabSource& src);
 
+// Whether the runner's account is the race build's stop at an array's end (an index or a read
+// past it, harness/runner/emulator/bounds.cpp and race.cpp): the report's cause past_array_end.
+bool past_array_end(const wire::CallReply& reply);
+
 // The runner's notes (the CPU backend's emulator) in the checker's words: barrier divergence,
 // warp-synchronous code and races, each with its place when that checks out (a race's memory
 // when it is one of `buffers`, the call's buffers as the checker named them). Other notes are

@@ -129,7 +129,7 @@ CheckResult run_one_untimed(CheckerSession& session, const LabSuite& suite, cons
   } catch (const LabCallFailure& f) {
     r = CheckResult{};
     r.status = Status::Error;
-    r.cause = cause_of(f.kind);
+    r.cause = f.cause != Cause::None ? f.cause : cause_of(f.kind);
     r.message = f.what();
     r.notes = f.notes;
     if (f.kind == LabCallFailure::Kind::ContextLost) {

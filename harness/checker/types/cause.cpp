@@ -17,6 +17,7 @@ const char* cause_name(Cause c) {
     case Cause::ForbiddenCall: return "forbidden_call";
     case Cause::CudaError: return "cuda_error";
     case Cause::ContextLost: return "context_lost";
+    case Cause::PastArrayEnd: return "past_array_end";
     case Cause::Exception: return "exception";
     case Cause::NoKernel: return "no_kernel";
     case Cause::RequestRefused: return "request_refused";

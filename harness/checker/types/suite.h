@@ -41,6 +41,7 @@ enum class Cause {
   ForbiddenCall,  // the lab's code made a system call the runner's filter refuses (it died of SIGSYS)
   CudaError,  // a CUDA error the lab's code met; the context survived
   ContextLost,  // a CUDA error that broke the context: the next check gets a fresh runner
+  PastArrayEnd,  // a thread indexed or read past an array's end (the CPU backend's race build sees every index)
   Exception,  // the lab's code threw
   NoKernel,  // no kernel ran, or the work was done on the host
   RequestRefused,  // the runner or the checker could not set the call up
