@@ -87,9 +87,14 @@ FORCE:
 
 # The labs run where kernels can run: the GPU, else the CPU backend when it is built in.
 LAB_TEST_BACKEND := $(if $(filter cuda,$(BACKEND)),cuda,$(if $(wildcard mk/cpu.mk),cpu,none))
+# On the CPU backend in three processes side by side (tests/integration/run_shards.sh): one after
+# another they were make test's longest part, on one core. On a GPU in one: runs side by side
+# would share the GPU, and the fixtures that time their kernels would time each other's.
+LAB_TEST_SHARDS := $(if $(filter cpu,$(LAB_TEST_BACKEND)),3,1)
 test-labs: $(TEST_OUT)/labs_test $(if $(filter none,$(LAB_TEST_BACKEND)),,$(LAB_TEST_BACKEND)-build-all fixtures-$(LAB_TEST_BACKEND))
 	@echo "== every solution, shipped stub and planted bug through the checks ($(LAB_TEST_BACKEND) backend)"
-	@CUDALAB_TEST_BACKEND=$(LAB_TEST_BACKEND) CUDALAB_TEST_BUILD=build/$(LAB_TEST_BACKEND) ./$(TEST_OUT)/labs_test
+	@CUDALAB_TEST_BACKEND=$(LAB_TEST_BACKEND) CUDALAB_TEST_BUILD=build/$(LAB_TEST_BACKEND) \
+	 tests/integration/run_shards.sh $(LAB_TEST_SHARDS) $(TEST_OUT)/labs_test ./$(TEST_OUT)/labs_test
 
 # Timed batches through real CPU-backend runners (lab 4's solution and a planted bug): the drawn
 # elements of a sampled output come back, are checked, and a bad index is refused.
