@@ -132,6 +132,9 @@ namespace {
 struct Expectation {
   int exit_status = -1;
   std::string message;
+  // Where the message must appear: a GPU shows some bugs (a missing barrier) only by chance, so a
+  // fixture may ask for its words on the CPU backend alone and for a failed check everywhere.
+  std::string message_backends = "cuda cpu";
   std::string cause;  // the cause some failing check must report ("past_array_end"): what the grader acts on
   bool not_run = false;
   std::string timing;  // a timing status expected (the fixture then runs with timing)
@@ -153,6 +156,7 @@ Expectation read_expectation(const std::string& source) {
   while (std::getline(f, line)) {
     if (auto v = value("// expect-exit: ")) e.exit_status = std::stoi(*v);
     if (auto v = value("// expect-message: ")) e.message = *v;
+    if (auto v = value("// expect-message-backends: ")) e.message_backends = *v;
     if (auto v = value("// expect-cause: ")) e.cause = *v;
     if (auto v = value("// expect-not-run: ")) e.not_run = *v == "yes";
     if (auto v = value("// backends: ")) e.backends = *v;
@@ -210,7 +214,8 @@ TEST_CASE("planted bugs get the verdict and message their fixture states") {
     } else {
       CHECK(r.report["summary"]["passed"].get<int>() < r.report["summary"]["total"].get<int>());
     }
-    CHECK_MESSAGE(found, "no check message contains '" << e.message << "'");
+    if (e.message_backends.find(backend) != std::string::npos)
+      CHECK_MESSAGE(found, "no check message contains '" << e.message << "'");
     CHECK_MESSAGE(cause_found, "no check reports the cause '" << e.cause << "'");
     if (e.not_run) CHECK(any_not_run);
     // What must not reach the report (issue 16: the runner's words, a hidden check's size).
