@@ -156,7 +156,7 @@ $(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu
 	$(Q)$$(call judge_contract,$(patsubst lab%,%,$(firstword $(subst _, ,$(notdir $(f))))),cpu,$(f),$$@,$(if $(filter-out plain,$(1)),sanitized))
 )
 # Unit tests and fixtures link only the emulator.
-$(2)/tests/%: $(2)/gen/tests/cpu/%.o $(2)/lib/libcudalab_cpu.a
+$(2)/tests/%: $(2)/gen/tests/emulator/%.o $(2)/lib/libcudalab_cpu.a
 	@mkdir -p $$(@D)
 	$(Q)$(CPU_CXX) $(CPU_LINK_$(1)) $$^ $$(CPU_LIBS) -o $$@
 endef
@@ -254,10 +254,10 @@ cpu-build-all: $(addprefix $(CPU_OUT)/check/,$(call cpu_checked,$(call cpu_lab_i
 CPU_UNIT := $(CPU_OUT)/tests/unit_tests
 
 # Each emulator fixture is built in the one variant its "// mode:" line names (plain, asan or
-# race; plain without the line), the one tests/cpu/run_fixtures.sh runs it in: building every
+# race; plain without the line), the one tests/emulator/run_fixtures.sh runs it in: building every
 # fixture in all three took 20 s of make test's CPU for runners nothing ran.
-CPU_FIXTURES := $(patsubst tests/cpu/fixtures/%.cu,%,$(wildcard tests/cpu/fixtures/*.cu))
-CPU_FIXTURE_MODES := $(shell grep -H '^// mode:' /dev/null $(wildcard tests/cpu/fixtures/*.cu) | sed 's|^tests/cpu/fixtures/\(.*\)\.cu:// mode: *\([a-z]*\).*|\2/\1|')
+CPU_FIXTURES := $(patsubst tests/emulator/fixtures/%.cu,%,$(wildcard tests/emulator/fixtures/*.cu))
+CPU_FIXTURE_MODES := $(shell grep -H '^// mode:' /dev/null $(wildcard tests/emulator/fixtures/*.cu) | sed 's|^tests/emulator/fixtures/\(.*\)\.cu:// mode: *\([a-z]*\).*|\2/\1|')
 cpu_fixture_in = $(patsubst $(1)/%,%,$(filter $(1)/%,$(CPU_FIXTURE_MODES)))
 cpu-fixtures: $(addprefix $(CPU_OUT)/tests/fixtures/,$(filter-out $(call cpu_fixture_in,asan) $(call cpu_fixture_in,race),$(CPU_FIXTURES))) \
               $(addprefix $(CPU_OUT)/asan/tests/fixtures/,$(call cpu_fixture_in,asan)) \
@@ -273,20 +273,20 @@ test-cpu: $(CPU_UNIT) $(CPU_OUT)/asan/tests/unit_tests $(CPU_OUT)/race/tests/uni
 	@tools/expected_output.sh build/tests/logs/cpu-unit-asan.log $(CPU_OUT)/asan/tests/unit_tests
 	@tools/expected_output.sh build/tests/logs/cpu-unit-race.log $(CPU_OUT)/race/tests/unit_tests
 	@! grep "data race" build/tests/logs/cpu-unit-race.log || { echo "   the race detector found races in the emulator's own tests (above)"; exit 1; }
-	@tests/cpu/run_fixtures.sh $(CPU_OUT)
-	@tests/cpu/compile_errors.sh
+	@tests/emulator/run_fixtures.sh $(CPU_OUT)
+	@tests/emulator/compile_errors.sh
 
 bench-cpu: $(CPU_OUT)/tests/bench
 	$(CPU_OUT)/tests/bench
 
 # make bench-hipcpu HIPCPU=/path/to/HIP-CPU: the emulator beside HIP-CPU (github.com/ROCm/HIP-CPU,
-# header-only; needs TBB, Debian's libtbb-dev) on the same kernels, tests/cpu/bench_hipcpu.cu,
+# header-only; needs TBB, Debian's libtbb-dev) on the same kernels, tests/emulator/bench_hipcpu.cu,
 # built with HIP-CPU's own Release flags. Not a test: it prints CPU seconds per kernel.
 .PHONY: bench-hipcpu
 bench-hipcpu: $(CPU_OUT)/tests/bench_hipcpu
 	@test -n "$(HIPCPU)" -a -f "$(HIPCPU)/include/hip/hip_runtime.h" || \
 	  { echo "usage: make bench-hipcpu HIPCPU=/path/to/HIP-CPU (a checkout of github.com/ROCm/HIP-CPU)"; exit 2; }
-	$(Q)g++ -std=c++20 -O3 -DNDEBUG -DCUDALAB_COMPARE_HIPCPU -I$(HIPCPU)/include -x c++ tests/cpu/bench_hipcpu.cu \
+	$(Q)g++ -std=c++20 -O3 -DNDEBUG -DCUDALAB_COMPARE_HIPCPU -I$(HIPCPU)/include -x c++ tests/emulator/bench_hipcpu.cu \
 	  -ltbb -pthread -o $(CPU_OUT)/tests/bench_hipcpu-hipcpu
 	$(CPU_OUT)/tests/bench_hipcpu
 	$(CPU_OUT)/tests/bench_hipcpu-hipcpu

@@ -2,14 +2,14 @@
 # Runs each planted-bug fixture in the mode that should catch it (its "// mode:" line) and
 # checks the exit status, every "// expect:" pattern (an extended regex) in its output, and that
 # no "// reject:" pattern matches it.
-# Then compiles each lab file in tests/cpu/refused/ as `make labN BACKEND=cpu` would (the launch
+# Then compiles each lab file in tests/emulator/refused/ as `make labN BACKEND=cpu` would (the launch
 # rewrite, the lab-facing headers) and checks that it does not compile, with every "// expect:"
 # pattern in the compiler's messages: what lab code must not be able to reach, and what the CPU
 # backend refuses to run (a grid-wide sync) with a message saying why.
-# Usage: tests/cpu/run_fixtures.sh BUILD_DIR   (build/cpu; fixtures built by make cpu-fixtures)
+# Usage: tests/emulator/run_fixtures.sh BUILD_DIR   (build/cpu; fixtures built by make cpu-fixtures)
 build=${1:-build/cpu}
 fail=0
-for src in tests/cpu/fixtures/*.cu; do
+for src in tests/emulator/fixtures/*.cu; do
   name=$(basename "$src" .cu)
   mode=$(sed -n 's|^// mode: *||p' "$src")
   case "$mode" in plain) dir=$build ;; *) dir=$build/$mode ;; esac
@@ -45,7 +45,7 @@ done
 lab_flags="-std=c++20 -pthread -DCUDALAB_BACKEND_CPU=1 -Iharness/runner/emulator/include -Iharness/include"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for src in tests/cpu/refused/*.cu; do
+for src in tests/emulator/refused/*.cu; do
   [ -f "$src" ] || continue
   name=$(basename "$src" .cu)
   problems=""

@@ -1,6 +1,6 @@
 // How long the CPU backend takes for a lab-3 sum, to set the CPU backend's size limits by
 // measurement (issue 10). Not a test: it prints figures. Built and run by
-// tests/cpu/sum_throughput.sh, which rewrites a lab-3 file (the solution by default) and links
+// tests/emulator/sum_throughput.sh, which rewrites a lab-3 file (the solution by default) and links
 // it with this driver and the emulator only.
 #include <cuda_runtime.h>
 

@@ -459,8 +459,8 @@ TEST_CASE("threads at different __syncthreads(): an error naming the block, coun
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
   std::string msg = cudaGetErrorString(cudaErrorLaunchFailure);
   CHECK(msg.find("different __syncthreads()") != std::string::npos);
-  CHECK(msg.find("32 threads (threadIdx.x 0-31) at tests/cpu/unit_tests.cu:" + std::to_string(kSplitFirst)) != std::string::npos);
-  CHECK(msg.find("32 threads (threadIdx.x 32-63) at tests/cpu/unit_tests.cu:" + std::to_string(kSplitSecond)) != std::string::npos);
+  CHECK(msg.find("32 threads (threadIdx.x 0-31) at tests/emulator/unit_tests.cu:" + std::to_string(kSplitFirst)) != std::string::npos);
+  CHECK(msg.find("32 threads (threadIdx.x 32-63) at tests/emulator/unit_tests.cu:" + std::to_string(kSplitSecond)) != std::string::npos);
   CHECK(msg.find("block ") != std::string::npos);
   // As on a GPU, the context is lost: every later wait says so, and no kernel runs, until
   // cudaDeviceReset(); then the next kernel runs.
@@ -482,7 +482,7 @@ TEST_CASE("a warp shuffle some lane never reaches: an error naming the lanes and
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
   CHECK(cudaGetLastError() == cudaErrorLaunchFailure);
   std::string msg = cudaGetErrorString(cudaErrorLaunchFailure);
-  CHECK(msg.find("lanes 0-30 wait in __shfl_down_sync at tests/cpu/unit_tests.cu:" + std::to_string(kShuffleLine)) != std::string::npos);
+  CHECK(msg.find("lanes 0-30 wait in __shfl_down_sync at tests/emulator/unit_tests.cu:" + std::to_string(kShuffleLine)) != std::string::npos);
   CHECK(msg.find("lane 31 has already returned") != std::string::npos);
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);  // and again: sticky, as on a GPU
   cudaDeviceReset();
@@ -643,7 +643,7 @@ TEST_CASE("volatile warp-synchronous code runs in lockstep, with a note naming t
   cudalab_cpu::control::set_schedule("in-order");
   std::string notes = all_notes();
   CHECK(notes.find("warp-synchronous code") != std::string::npos);
-  CHECK(notes.find("volatile pointer made at tests/cpu/unit_tests.cu:" + std::to_string(kVolatileCallLine)) != std::string::npos);
+  CHECK(notes.find("volatile pointer made at tests/emulator/unit_tests.cu:" + std::to_string(kVolatileCallLine)) != std::string::npos);
   CHECK(notes.find("__syncwarp()") != std::string::npos);
 
   syncwarp_sum<<<blocks, 64>>>(in.p, out.p);
@@ -706,7 +706,7 @@ TEST_CASE("a __syncthreads() inside a divergent if: a note on barrier divergence
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(d.get()[0] == 64);
   std::string notes = all_notes();
-  CHECK(notes.find("barrier divergence at tests/cpu/unit_tests.cu:" + std::to_string(kBarrierInIfLine) +
+  CHECK(notes.find("barrier divergence at tests/emulator/unit_tests.cu:" + std::to_string(kBarrierInIfLine) +
                    ": 32 of 64 threads of block 0") != std::string::npos);
   CHECK(notes.find("inside an `if`") != std::string::npos);
   CHECK(notes.find("return") == std::string::npos);
@@ -814,7 +814,7 @@ TEST_CASE("the lab's own allocations end at an inaccessible page: a step past ei
   store_past_end<<<2, 32>>>(odd, 5);  // within the page: found after the launch
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
-            .find("kernel store_past_end (launched at tests/cpu/unit_tests.cu:") != std::string::npos);
+            .find("kernel store_past_end (launched at tests/emulator/unit_tests.cu:") != std::string::npos);
   CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress))
             .find("wrote to memory 0 bytes past the end of a 20-byte cudaMalloc allocation of yours") != std::string::npos);
   cudaDeviceReset();

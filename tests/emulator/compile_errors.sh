@@ -2,7 +2,7 @@
 # A lab file that does not compile on the CPU backend is shown as nvcc would show it
 # (harness/runner/emulator/nvcc_style.pl): named by its own path, never build/cpu/gen/...; g++'s guesses
 # ("did you mean 'atomicAnd'?") left out; a launch's argument error placed on the launch line.
-# Usage: tests/cpu/compile_errors.sh   (from the repository root; needs g++ and perl only)
+# Usage: tests/emulator/compile_errors.sh   (from the repository root; needs g++ and perl only)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src=$tmp/lab7_typo.cu
