@@ -77,7 +77,7 @@ CPU_CODE_profile := -O1 -g -DCUDALAB_CPU_PROFILE=1
 CPU_LAB_profile := $(CPU_LAB_detect)
 CPU_EMU_profile := -O2 -g -DCUDALAB_CPU_PROFILE=1
 CPU_LINK_profile :=
-# Boost.Context: the system's, or the copy tools/deps.sh unpacked into build/deps/local for a
+# Boost.Context: the system's, or the copy tools/setup/deps.sh unpacked into build/deps/local for a
 # user who may not install it (static, so the runners need nothing at run time). Expanded when
 # a recipe runs, after cpu-deps has made that copy.
 CPU_BOOST_LOCAL := build/deps/local/boost-context
@@ -97,12 +97,12 @@ CPU_EMU_SRCS := $(wildcard harness/runner/emulator/*.cpp)
 .SECONDEXPANSION:
 .PHONY: cpu-deps cpu-lab-runner cpu-lab-checker test-cpu bench-cpu cpu-build-all cpu-fixtures
 
-# Boost.Context is the one package a base Debian/Ubuntu system lacks. tools/deps.sh links a
+# Boost.Context is the one package a base Debian/Ubuntu system lacks. tools/setup/deps.sh links a
 # tiny program with -lboost_context (a header alone is not enough), installs the package when
 # it may (root, or sudo without a password), else prints the one command to run.
 # (A copy of the kit without tools/, such as a Gradescope autograder's, skips the check.)
 cpu-deps:
-	@if [ -x tools/deps.sh ]; then tools/deps.sh lab || { $(quiet_stop); }; fi
+	@if [ -x tools/setup/deps.sh ]; then tools/setup/deps.sh lab || { $(quiet_stop); }; fi
 
 # The lab binaries are relinked when CHECK changes (this file's content is the variant). A GPU
 # run's CHECK=memcheck leaves it alone, so it does not force CPU relinks later.
@@ -265,13 +265,13 @@ cpu-fixtures: $(addprefix $(CPU_OUT)/tests/fixtures/,$(filter-out $(call cpu_fix
 
 TEST_TARGETS += test-cpu
 # The unit tests run in every variant too: no sanitizer may report anything on them.
-# The emulator's tests provoke its diagnostics on purpose: tools/expected_output.sh keeps them
+# The emulator's tests provoke its diagnostics on purpose: tools/test/expected_output.sh keeps them
 # in a log and says so (and shows them when a test fails).
 test-cpu: $(CPU_UNIT) $(CPU_OUT)/asan/tests/unit_tests $(CPU_OUT)/race/tests/unit_tests cpu-fixtures
 	@echo "== the CPU emulator's unit tests (plain, asan, race) and fixtures"
-	@tools/expected_output.sh build/tests/logs/cpu-unit.log $(CPU_UNIT)
-	@tools/expected_output.sh build/tests/logs/cpu-unit-asan.log $(CPU_OUT)/asan/tests/unit_tests
-	@tools/expected_output.sh build/tests/logs/cpu-unit-race.log $(CPU_OUT)/race/tests/unit_tests
+	@tools/test/expected_output.sh build/tests/logs/cpu-unit.log $(CPU_UNIT)
+	@tools/test/expected_output.sh build/tests/logs/cpu-unit-asan.log $(CPU_OUT)/asan/tests/unit_tests
+	@tools/test/expected_output.sh build/tests/logs/cpu-unit-race.log $(CPU_OUT)/race/tests/unit_tests
 	@! grep "data race" build/tests/logs/cpu-unit-race.log || { echo "   the race detector found races in the emulator's own tests (above)"; exit 1; }
 	@tests/emulator/run_fixtures.sh $(CPU_OUT)
 	@tests/emulator/compile_errors.sh

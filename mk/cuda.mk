@@ -153,7 +153,7 @@ $(CUDA_OUT)/tests/lab%-lying-runner: $(CUDA_OUT)/tests/lying_events.o $(CUDA_OUT
 	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
 
 # The runner's GPU fills against the host's (tests/gpu/fill_agreement.cu): compiled by make test,
-# run on a GPU by tools/gpu_session.sh.
+# run on a GPU by tools/gpu/gpu_session.sh.
 $(CUDA_OUT)/tests/fill_agreement: tests/gpu/fill_agreement.cu $(CUDA_RUN_LIB)
 	@mkdir -p $(@D)
 	$(SAY) "build tests/gpu/fill_agreement.cu"
@@ -167,12 +167,12 @@ cuda-build-all: $(foreach n,$(LABS),$(CUDA_OUT)/check/lab$(n) $(CUDA_OUT)/soluti
 .SECONDARY:
 -include $(call live_deps,$(CUDA_OUT))
 
-# What each step of labs 6-8 buys on a GPU (tools/bench_steps; a benchmark, not a test): the
-# figures the notebooks quote. `make bench-steps && build/bench/bench_steps`.
+# What each step of labs 6-8 buys on a GPU (tools/measure/bench_steps; a benchmark, not a test):
+# the figures the notebooks quote. `make bench-steps && build/bench/bench_steps`.
 BENCH_STEPS := build/bench/bench_steps
-$(BENCH_STEPS): $(wildcard tools/bench_steps/*.cu tools/bench_steps/*.cuh)
+$(BENCH_STEPS): $(wildcard tools/measure/bench_steps/*.cu tools/measure/bench_steps/*.cuh)
 	@mkdir -p $(@D)
-	$(SAY) "build tools/bench_steps"
-	$(Q)$(NVCC) $(filter-out -MMD -MP,$(NVCC_BASE)) -Itools/bench_steps tools/bench_steps/bench_steps.cu -o $@
+	$(SAY) "build tools/measure/bench_steps"
+	$(Q)$(NVCC) $(filter-out -MMD -MP,$(NVCC_BASE)) -Itools/measure/bench_steps tools/measure/bench_steps/bench_steps.cu -o $@
 .PHONY: bench-steps
 bench-steps: $(BENCH_STEPS)

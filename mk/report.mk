@@ -4,7 +4,7 @@
 #                        by headless Chromium and checked from the DOM; build/report/report.png
 #                        is the screenshot
 #
-# Needs Chromium (Debian: chromium) and copydetect (PyPI), which tools/deps.sh installs or names.
+# Needs Chromium (Debian: chromium) and copydetect (PyPI), which tools/setup/deps.sh installs or names.
 # The Makefile picks up every mk/*.mk, this one included.
 
 .PHONY: test-report report-deps
@@ -13,10 +13,10 @@
 # it the grading goes on, and the report says its similarity section could not be computed.
 grade grade-slurm: | report-deps
 report-deps:
-	@tools/deps.sh copydetect || echo "cudalab: the class report will leave out its similarity section (no copydetect)"
+	@tools/setup/deps.sh copydetect || echo "cudalab: the class report will leave out its similarity section (no copydetect)"
 
 test-report:
-	@tools/deps.sh chromium copydetect
+	@tools/setup/deps.sh chromium copydetect
 	@echo "== the class report (grading/report/class_report.py), rendered by headless Chromium"
 	@python3 tests/report/report_test.py
 

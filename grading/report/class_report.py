@@ -158,7 +158,7 @@ def find_similar_pairs(results, stub, threshold):
     try:
         import copydetect
     except ImportError:
-        sim.error = "copydetect is not installed here (python3 -m pip install copydetect, or tools/deps.sh copydetect)"
+        sim.error = "copydetect is not installed here (python3 -m pip install copydetect, or tools/setup/deps.sh copydetect)"
         return sim
 
     owner = {}  # path -> student; the first student to name a path keeps it

@@ -11,7 +11,7 @@ flags="-std=c++20 -O2 -pthread -DCUDALAB_BACKEND_CPU=1 -Iharness/runner/emulator
 perl harness/runner/emulator/rewrite.pl "$src" $out/lab3.cpp "$src"
 g++ $flags -c $out/lab3.cpp -o $out/lab3.o
 g++ $flags -c tests/emulator/sum_throughput.cpp -o $out/driver.o
-# Boost.Context: the system's, or the copy tools/deps.sh unpacked for a user without root.
+# Boost.Context: the system's, or the copy tools/setup/deps.sh unpacked for a user without root.
 boost=build/deps/local/boost-context/lib/libboost_context.a
 [ -f $boost ] || boost=-lboost_context
 g++ $out/lab3.o $out/driver.o build/cpu/lib/libcudalab_cpu.a $boost -pthread -o $out/sum_throughput

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Prints every lab's timing table from the JSON reports tools/gpu_timing.sh collected
+"""Prints every lab's timing table from the JSON reports tools/gpu/gpu_timing.sh collected
 (solutionN.json), each row as the checker measured it, the table's method above it, and where
 each run's seconds went (the slowest checks and the timing), then the wall times it recorded.
 
-    tools/timing_tables.py LOGS_DIR
+    tools/measure/timing_tables.py LOGS_DIR
 """
 import json
 import pathlib

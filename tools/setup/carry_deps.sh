@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Unpacks (never installs) Debian's packages of the grader's libraries and Boost.Context into
 # .carry/deps, for a GPU machine that lacks them (the device tool carries the git-ignored .carry/
-# folder along: `carry: [".carry"]`). tools/gpu_grading.sh and tools/gpu_session.sh use it.
-#   tools/carry_deps.sh
+# folder along: `carry: [".carry"]`). tools/gpu/gpu_grading.sh and tools/gpu/gpu_session.sh use it.
+#   tools/setup/carry_deps.sh
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 dest=.carry/deps
 mkdir -p "$dest" .carry/debs
 boost=$(apt-cache depends libboost-context-dev | sed -n 's/.*Depends: \(libboost-context[0-9.]*-dev\)/\1/p' | head -n1)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints one table from the JSON reports that tools/gpu_session.sh collected."""
+"""Prints one table from the JSON reports that tools/gpu/gpu_session.sh collected."""
 import json
 import pathlib
 import sys

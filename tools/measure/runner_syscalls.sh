@@ -3,7 +3,7 @@
 # context, or the emulator), on this machine's backend: what the runner's seccomp allow-list
 # (harness/runner/syscall_filter.cpp) must admit. Runs lab 3's reference solution through its
 # checks and one timed batch under strace, with the filter off (CUDALAB_SYSCALL_FILTER=off).
-#   tools/runner_syscalls.sh [OUT_DIR]        (strace from PATH, or .carry/strace/ on a GPU machine)
+#   tools/measure/runner_syscalls.sh [OUT_DIR]        (strace from PATH, or .carry/strace/ on a GPU machine)
 # Prints, per system call, how often and one example.
 set -eu
 out=${1:-build/syscalls}
@@ -19,5 +19,5 @@ for what in checks timing; do
   "$strace" -f -qq -o "$out/$what.trace" build/$backend/check/lab3 --runner build/$backend/solutions/lab3-runner "${args[@]}" \
     > "$out/$what.log" 2>&1 || true
   echo "== $backend, lab 3's $what: system calls of the runner after its hello"
-  python3 tools/syscalls_after_hello.py "$out/$what.trace" lab3-runner
+  python3 tools/measure/syscalls_after_hello.py "$out/$what.trace" lab3-runner
 done

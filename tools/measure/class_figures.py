@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The figures a grading run at scale is judged by, from GRADES/labN/summary.json.
 
-    tools/class_figures.py GRADES/lab3
+    tools/measure/class_figures.py GRADES/lab3
 
 Prints the class's size and wall time, the score spread, and for every group of students
 whose kernels are identical (the same source once the comment lines are dropped, as
-tools/make_class.sh makes them), the spread of their speed ratios: identical files must
+tools/measure/make_class.sh makes them), the spread of their speed ratios: identical files must
 get the same speed points, so the spread is the timing's own noise.
 """
 import hashlib

@@ -3,8 +3,8 @@
 # kernels and the reference solution's, at the lab's timed size, digested by build/cpu/check/
 # profile-ncu into the same sentences the CPU backend gives, marked "measured".
 #
-#   tools/gpu_profile.sh --lab N --runner R --reference S   one lab (make labN PROFILE=1 runs this)
-#   tools/gpu_profile.sh --variants                         every known-slow variant in tests/profile/
+#   tools/gpu/gpu_profile.sh --lab N --runner R --reference S   one lab (make labN PROFILE=1 runs this)
+#   tools/gpu/gpu_profile.sh --variants                         every known-slow variant in tests/profile/
 #       and every reference, on the GPU and on the CPU backend: a table of variant x first sentence,
 #       one diagnosis in full on both backends, and the wall time of `make lab3 PROFILE=1`.
 #       Run from the repository's root on a GPU machine (root, or a user allowed the GPU's
@@ -18,13 +18,13 @@
 # and runner. The runner's system-call filter is off for it (CUDALAB_SYSCALL_FILTER=off): ncu's
 # injected library talks to ncu over a socket.
 set -u
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 OUT=${OUT:-/tmp/cudalab-profile}
 mkdir -p "$OUT"
 CACHE=build/cuda/profile
 mkdir -p "$CACHE"
 # Boost.Context (the CPU backend's emulator) from .carry/deps, Debian packages unpacked, where the
-# machine lacks it (as tools/gpu_grading.sh).
+# machine lacks it (as tools/gpu/gpu_grading.sh).
 deps=$PWD/.carry/deps
 if [ -d "$deps" ]; then
   export CPATH="$deps/usr/include:$deps/usr/include/x86_64-linux-gnu${CPATH:+:$CPATH}"

@@ -5,7 +5,7 @@
 # lab file touched, `make solution3` again), and the boundary's attacks and honest files
 # (tests/boundary/run_boundary_tests.sh cuda). With BASE=DIR (an older checkout), the same loop
 # is timed there too, on the same machine, for the before and after.
-#   OUT=/tmp/out [BASE=.carry/base] [STAGES="loop syscalls boundary"] tools/gpu_boundary.sh
+#   OUT=/tmp/out [BASE=.carry/base] [STAGES="loop syscalls boundary"] tools/gpu/gpu_boundary.sh
 set -u
 OUT=${OUT:-/tmp/cudalab-boundary}
 mkdir -p "$OUT"
@@ -34,7 +34,7 @@ if [[ $stages == *" loop "* ]]; then
 fi
 if [[ $stages == *" syscalls "* ]]; then
   log "system calls after hello (filter off)"
-  tools/runner_syscalls.sh "$OUT/sys" 2>&1 | tail -40
+  tools/measure/runner_syscalls.sh "$OUT/sys" 2>&1 | tail -40
 fi
 if [[ $stages == *" boundary "* ]]; then
   log "the boundary's attacks and honest files"

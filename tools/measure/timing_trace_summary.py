@@ -2,7 +2,7 @@
 """Where a grading's timing runs spent their time: the grader's --timing-trace log
 (<work>/timing-trace.log) summed up, step by step, for the students' runs and the anchors'.
 
-    python3 tools/timing_trace_summary.py build/grading/lab3/timing-trace.log
+    python3 tools/measure/timing_trace_summary.py build/grading/lab3/timing-trace.log
 """
 import re
 import statistics

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Grades a class of N lab 3 submissions on a GPU machine and reports the wall time, the score
-# spread and how far apart identical kernels' speed ratios are (tools/class_figures.py).
+# spread and how far apart identical kernels' speed ratios are (tools/measure/class_figures.py).
 # Run it again on the same machine to resume (the grader skips what is already graded).
 #
-#   tools/gpu_grading.sh 100 [time-limit-seconds]      on the GPU, as root (each student jailed)
-#   BACKEND=cpu tools/gpu_grading.sh 4                 the same path on the CPU backend, no GPU
+#   tools/gpu/gpu_grading.sh 100 [time-limit-seconds]      on the GPU, as root (each student jailed)
+#   BACKEND=cpu tools/gpu/gpu_grading.sh 4                 the same path on the CPU backend, no GPU
 #
 # It works from a fresh copy (no build/ folder): it first builds the grader, the jail, lab 3's
 # checker and everything a student's build needs (make grading-setup), and stops there, with
 # the build's last lines, if that fails. The grader's libraries, and Boost.Context for the CPU
 # build that judges barriers on a GPU too, travel in .carry/deps (Debian packages unpacked) when
 # the machine lacks them. Where things go: CLASS (the submissions,
-# made by tools/make_class.sh when missing), GRADES, OUT (logs and the gradebook's copy).
+# made by tools/measure/make_class.sh when missing), GRADES, OUT (logs and the gradebook's copy).
 set -u
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 n=${1:-100}
 limit=${2:-540}
 backend=${BACKEND:-cuda}
@@ -48,7 +48,7 @@ if [ -n "$cpu_pid" ] && ! wait "$cpu_pid"; then
   tail -30 "$OUT/emulator_build.log"; echo "gpu_grading: the CPU backend does not build (Boost.Context?)"; exit 1
 fi
 built=$(( $(date +%s) - build_start ))
-[ -d "$CLASS" ] || tools/make_class.sh "$n" "$CLASS"
+[ -d "$CLASS" ] || tools/measure/make_class.sh "$n" "$CLASS"
 rm -f build/grading/lab3/timing-trace.log  # an earlier run's, which the summary below must not show
 start=$(date +%s)
 # GRADER_ARGS: more of the grader's options (--timing-trace: where each timing run's time goes,
@@ -64,9 +64,9 @@ echo "grader exit $rc after $took s this call; $(( prev + took )) s in all; the 
      "(end to end this call: $(( built + took )) s)"
 tail -25 "$OUT/grading.log" | tr '\r' '\n' | tail -25
 [ -f build/grading/lab3/timing-trace.log ] && cp build/grading/lab3/timing-trace.log "$OUT/" && \
-  python3 tools/timing_trace_summary.py build/grading/lab3/timing-trace.log
+  python3 tools/measure/timing_trace_summary.py build/grading/lab3/timing-trace.log
 [ -f "$GRADES/lab3/gradebook.csv" ] && cp "$GRADES/lab3/gradebook.csv" "$OUT/" && \
   echo "gradebook rows: $(( $(wc -l < "$GRADES/lab3/gradebook.csv") - 1 ))"
 [ -f "$GRADES/lab3/summary.json" ] && cp "$GRADES/lab3/summary.json" "$OUT/" && \
-  python3 tools/class_figures.py "$GRADES/lab3"
+  python3 tools/measure/class_figures.py "$GRADES/lab3"
 exit "$rc"

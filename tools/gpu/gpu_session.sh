@@ -3,7 +3,7 @@
 # every stub, the integration tests, the rebuild-and-run time of `make lab3`, and print a
 # short table. Logs and JSON reports go to $OUT (one archive, for tools that fetch few files).
 #
-#   OUT=/tmp/cudalab-gpu tools/gpu_session.sh [quick|full|final]
+#   OUT=/tmp/cudalab-gpu tools/gpu/gpu_session.sh [quick|full|final]
 # quick: labs and the lab tests; full: everything; final: labs, the lab tests and the grader
 set -u
 OUT=${OUT:-/tmp/cudalab-gpu}
@@ -24,7 +24,7 @@ restore_lab3() {
 # comes back as one file, and keep a copy of everything printed.
 finish() {
   restore_lab3
-  python3 tools/summarize_reports.py "$OUT/logs" > "$OUT/summary.txt" 2>&1
+  python3 tools/measure/summarize_reports.py "$OUT/logs" > "$OUT/summary.txt" 2>&1
   cat "$OUT/summary.txt"
   tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
 }
@@ -103,7 +103,7 @@ fi
 if [ "$mode" = full ] || [ "$mode" = final ]; then
   log "grading on the GPU: the lab 1 fixture class (attacks included), as root"
   # The grader's libraries that this machine lacks travel in .carry/deps, as for
-  # tools/gpu_grading.sh (Debian's toml++, CLI11, nlohmann-json and OpenSSL headers, a static
+  # tools/gpu/gpu_grading.sh (Debian's toml++, CLI11, nlohmann-json and OpenSSL headers, a static
   # libcrypto, and Boost.Context's static library and the headers the emulator includes, for
   # the CPU build that judges barriers on a GPU too: apt-get download, then dpkg -x into
   # .carry/deps). The grader hands CPATH and LIBRARY_PATH on to every build, jailed or not.

@@ -3,7 +3,7 @@
 # emulator's "threads wait at different __syncthreads()" and the like): they go to LOG, and one
 # line says how many were expected and where they are. When the program fails, they are shown:
 # then they may be the reason (a sanitizer's report is on stderr too).
-#   tools/expected_output.sh LOG COMMAND [ARGS...]
+#   tools/test/expected_output.sh LOG COMMAND [ARGS...]
 log=$1; shift
 mkdir -p "$(dirname "$log")"
 "$@" 2>"$log"

@@ -2,7 +2,7 @@
 // (solutions/lab9_sgemm.cu's lab9::sgemm), the ladder's rungs and a search over tile shapes
 // (lab9_family.cuh, lab9_candidates.h), each timed the same way and checked against cuBLAS.
 //
-//   tools/gpu_sgemm_search.sh           builds it (nvcc, sm_90, the candidates over 16 parts) and runs it
+//   tools/gpu/gpu_sgemm_search.sh           builds it (nvcc, sm_90, the candidates over 16 parts) and runs it
 //   lab9_search [--from ID] [--results FILE] [--only ID]
 //
 // Timing: bench.cuh's rule (CUDA events around each call, 3 warm-ups, median of 20, the L2 flushed

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sums an `strace -f -o` log: the system calls of the processes running PROGRAM (and their
 threads) made after each one's hello (its first sendmsg on the checker's socket, descriptor 3).
-    tools/syscalls_after_hello.py TRACE PROGRAM"""
+    tools/measure/syscalls_after_hello.py TRACE PROGRAM"""
 import collections
 import re
 import sys

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The closing line of `make test`, over every part: doctest's test cases (each "[doctest] test
 # cases:" line) plus the PASS/FAIL/SKIP lines of the scripts (fixtures, the nvcc compile).
-#   tools/test_summary.sh LOG MAKE_STATUS [NAME]   (NAME: the closing line's first words, "make test")
+#   tools/test/test_summary.sh LOG MAKE_STATUS [NAME]   (NAME: the closing line's first words, "make test")
 # Exits 0 when nothing failed and the parts' make succeeded.
 log=$1
 status=${2:-0}

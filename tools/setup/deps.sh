@@ -4,7 +4,7 @@
 # otherwise named in the one command to run. Called by make; each check passes once, then a
 # stamp in build/deps/ keeps later runs instant.
 #
-#   tools/deps.sh WHAT...    WHAT: lab (make labN on the CPU backend), test (make test), grade
+#   tools/setup/deps.sh WHAT...    WHAT: lab (make labN on the CPU backend), test (make test), grade
 #                            (make grade / make test-grading), or single names:
 #                            boost-context doctest json toml cli11 openssl jsonschema
 #                            chromium copydetect slurm clang-format
@@ -63,7 +63,7 @@ package() {
     # Not packaged by Debian: from PyPI, through pip (the install step goes by the prefix).
     copydetect) echo pypi:copydetect ;;
     slurm) echo slurmctld slurmd slurm-client munge ;;
-    *) echo "tools/deps.sh: no dependency called '$1'" >&2; exit 2 ;;
+    *) echo "tools/setup/deps.sh: no dependency called '$1'" >&2; exit 2 ;;
   esac
 }
 

@@ -2,8 +2,8 @@
 # The student's loop on a GPU machine, in wall seconds, as a student sees it (issue 19: a passing
 # `make labN` answers in 6 s or less, a failing one in 3 s after an edit). From a fresh copy, in the
 # repository root:
-#   tools/loop_times.sh            every lab (about 5 minutes on an H100 with 16 cores)
-#   tools/loop_times.sh 4 6 8      those labs only
+#   tools/measure/loop_times.sh            every lab (about 5 minutes on an H100 with 16 cores)
+#   tools/measure/loop_times.sh 4 6 8      those labs only
 # First it builds every checker and runner it will run (CUDA backend; make builds what it needs),
 # untimed. Then, per lab, each run timed alone:
 #   make solutionN        the reference solution: every check passes, then the timing
@@ -19,11 +19,11 @@ LABS=${*:-1 2 3 4 5 6 7 8 9}
 mkdir -p "$OUT"
 
 if ! nvidia-smi -L > /dev/null 2>&1; then
-  echo "tools/loop_times.sh: no GPU answers nvidia-smi here; these are GPU times (make labN runs the CPU backend without one)"
+  echo "tools/measure/loop_times.sh: no GPU answers nvidia-smi here; these are GPU times (make labN runs the CPU backend without one)"
   exit 2
 fi
 if ! command -v script > /dev/null; then
-  echo "tools/loop_times.sh: script(1) (util-linux) is missing: runs would not be at a terminal, and every check would run"
+  echo "tools/measure/loop_times.sh: script(1) (util-linux) is missing: runs would not be at a terminal, and every check would run"
   exit 2
 fi
 
@@ -54,7 +54,7 @@ done
 build_start=$(now_ms)
 if ! make -j"$(nproc)" BACKEND=cuda $targets > "$OUT/build.log" 2>&1; then
   tail -30 "$OUT/build.log"
-  echo "tools/loop_times.sh: the build failed ($OUT/build.log)"
+  echo "tools/measure/loop_times.sh: the build failed ($OUT/build.log)"
   exit 1
 fi
 echo "   built in $(( ($(now_ms) - build_start) / 1000 )) s"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 34, lab 9: one call on a GPU machine (H100), in a fresh copy of the repository.
-#   1. Builds tools/bench_steps/lab9_search (nvcc -arch=sm_90, -lcublas): the lab-9 kernel family's
+#   1. Builds tools/measure/bench_steps/lab9_search (nvcc -arch=sm_90, -lcublas): the lab-9 kernel family's
 #      candidates compiled in 16 parts at once, plus solutions/lab9_sgemm.cu as it is; and, at the
 #      same time, `make solution9`'s programs.
 #   2. Runs the search: cuBLAS, the solution in place, the ladder's rungs and every candidate at
@@ -11,7 +11,7 @@
 # Everything goes to $OUT: search.txt (the tables), solution9.txt, build logs with ptxas's
 # register and spill counts (ptxas/), results.txt (one line per measurement), session.txt (all of it).
 #
-#   OUT=/tmp/sgemm tools/gpu_sgemm_search.sh
+#   OUT=/tmp/sgemm tools/gpu/gpu_sgemm_search.sh
 set -u
 OUT=${OUT:-/tmp/cudalab-sgemm-search}
 mkdir -p "$OUT/ptxas"
@@ -20,7 +20,7 @@ JOBS=$(nproc)
 BUILD=build/bench/lab9_search
 mkdir -p "$BUILD"
 NVCC=${NVCC:-nvcc}
-FLAGS=(-std=c++20 -O3 -arch=sm_90 -lineinfo -Itools/bench_steps -Iharness/include -Xptxas -v)
+FLAGS=(-std=c++20 -O3 -arch=sm_90 -lineinfo -Itools/measure/bench_steps -Iharness/include -Xptxas -v)
 PARTS=16
 
 echo "== GPU"
@@ -35,13 +35,13 @@ start=$(date +%s)
 make_pid=$!
 pids=()
 for p in $(seq 0 $((PARTS - 1))); do
-  "$NVCC" "${FLAGS[@]}" -DPART="$p" -DPARTS="$PARTS" -c tools/bench_steps/lab9_search_part.cu \
+  "$NVCC" "${FLAGS[@]}" -DPART="$p" -DPARTS="$PARTS" -c tools/measure/bench_steps/lab9_search_part.cu \
     -o "$BUILD/part$p.o" > "$OUT/ptxas/part$p.txt" 2>&1 &
   pids+=($!)
 done
 "$NVCC" "${FLAGS[@]}" -c solutions/lab9_sgemm.cu -o "$BUILD/solution.o" > "$OUT/ptxas/solution.txt" 2>&1 &
 pids+=($!)
-"$NVCC" "${FLAGS[@]}" -c tools/bench_steps/lab9_search.cu -o "$BUILD/main.o" > "$OUT/ptxas/main.txt" 2>&1 &
+"$NVCC" "${FLAGS[@]}" -c tools/measure/bench_steps/lab9_search.cu -o "$BUILD/main.o" > "$OUT/ptxas/main.txt" 2>&1 &
 pids+=($!)
 failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done

@@ -4,7 +4,7 @@
 # the timing's noise), slower correct variants spread along the speed scale, stubs, wrong
 # answers and compile errors, each file with its own content.
 #
-#   tools/make_class.sh 100 /tmp/class
+#   tools/measure/make_class.sh 100 /tmp/class
 set -eu
 n=${1:-100}
 dir=${2:-/tmp/class}

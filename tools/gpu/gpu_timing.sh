@@ -12,7 +12,7 @@
 # Prints the tables and wall times (also $OUT/tables.txt, $OUT/walls.txt); every log and JSON report
 # goes into $OUT/logs.tar.gz.
 #
-#   OUT=/tmp/cudalab-timing tools/gpu_timing.sh
+#   OUT=/tmp/cudalab-timing tools/gpu/gpu_timing.sh
 set -u
 OUT=${OUT:-/tmp/cudalab-timing}
 mkdir -p "$OUT/logs"
@@ -29,7 +29,7 @@ restore_stubs() {
 }
 finish() {
   restore_stubs
-  python3 tools/timing_tables.py "$LOGS" > "$OUT/tables.txt" 2>&1
+  python3 tools/measure/timing_tables.py "$LOGS" > "$OUT/tables.txt" 2>&1
   cat "$OUT/tables.txt"
   cp "$WALLS" "$OUT/walls.txt"
   # One archive (for tools that fetch few files); the tables and the wall times beside it.
