@@ -17,8 +17,8 @@
 #   cli11          libcli11-dev            the grader's command line       make test, make grade
 #   openssl        libssl-dev              the grader's secrets            make test, make grade
 #   jsonschema     python3-jsonschema      the Gradescope format's test    make test
-#   chromium       chromium                the class report's test         make test-report, make test
-#   copydetect     copydetect (PyPI: pip)  the class report's similarity   make test-report, make test
+#   chromium       chromium                the class report's test         make test-class-report, make test
+#   copydetect     copydetect (PyPI: pip)  the class report's similarity   make test-class-report, make test
 #   clang-format   clang-format            the one code style              make test-format, make test
 #   slurm          slurmctld slurmd        a one-node Slurm: the test of   make test-slurm (as root; it
 #                  slurm-client munge      make grade-slurm                asks for them itself)

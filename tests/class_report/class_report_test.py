@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""The class report (grading/report/class_report.py), checked as the instructor sees it.
+"""The class report (grading/class_report/class_report.py), checked as the instructor sees it.
 
-Writes a synthetic graded class into build/report/ (a summary.json of 9 students on the GPU
+Writes a synthetic graded class into build/class_report/ (a summary.json of 9 students on the GPU
 backend and their lab files: two near-identical copies with renamed variables, one student who
 handed in the stub unchanged, one whose name carries a <script> tag and an escape byte), runs
 the report script on it, renders report.html in headless Chromium and checks what the page
 shows, from the DOM Chromium dumps: the counts, a check's pass rate, the leaderboard's order by
 pseudonym with no real name in it, the flagged pair and no other, the hostile name as text.
-A screenshot goes to build/report/report.png.
+A screenshot goes to build/class_report/report.png.
 
-    python3 tests/report/report_test.py        (make test-report: installs Chromium and copydetect first)
+    python3 tests/class_report/class_report_test.py   (make test-class-report: installs Chromium and copydetect first)
 
 Prints a PASS or FAIL line per check (make test counts them); exits 1 when any failed.
 """
@@ -23,9 +23,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "build" / "report"
+OUT = REPO / "build" / "class_report"
 GRADES = OUT / "grades" / "lab3"
-SCRIPT = REPO / "grading" / "report" / "class_report.py"
+SCRIPT = REPO / "grading" / "class_report" / "class_report.py"
 HOSTILE = 'mallory<script>document.title="PWNED"</script>\x1b[31m'
 
 # ---------------------------------------------------------------------------------------------
@@ -398,11 +398,11 @@ def main():
     check(not bad, "the page is self-contained: no external resource", f"found: {bad}")
     check(dom.tags["svg"] >= 2, "the score distribution and the speed plot are inline SVG", f"svg: {dom.tags['svg']}")
     check((OUT / "report.png").is_file() and (OUT / "report.png").stat().st_size > 10000,
-          "Chromium took a screenshot (build/report/report.png)", "no screenshot")
+          "Chromium took a screenshot (build/class_report/report.png)", "no screenshot")
 
     # Chains of near-identical files read as one group (a class handing in the same file is one
     # row of names, not hundreds of pairs); a pair alone stays a pair.
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "grading" / "report"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "grading" / "class_report"))
     import class_report
     groups = class_report.similar_groups([("c", "a", 1, 1), ("a", "b", 0.9, 0.9), ("x", "y", 0.8, 0.8), ("d", "b", 1, 1)])
     check(groups == [["a", "b", "c", "d"], ["x", "y"]], "similar files group: a chain of pairs is one group, a pair stays a pair",

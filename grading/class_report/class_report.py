@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The instructor's class report: one self-contained HTML page for a graded lab.
 
-    python3 grading/report/class_report.py GRADES/labN [--similarity-threshold 0.8] [--output FILE]
+    python3 grading/class_report/class_report.py GRADES/labN [--similarity-threshold 0.8] [--output FILE]
 
 Reads GRADES/labN/summary.json (cudalab-grade writes it, then calls this script) and writes
 GRADES/labN/report.html: the class at a glance, the score distribution, the pass rate of each
@@ -629,7 +629,7 @@ def render(s, sim):
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(title)}</title><style>{STYLE}</style></head>\n<body><main>\n" + "".join(parts) +
-            "<footer>Written by grading/report/class_report.py from summary.json. "
+            "<footer>Written by grading/class_report/class_report.py from summary.json. "
             "It names students: keep it to yourself; the leaderboard alone uses pseudonyms.</footer>"
             "</main></body></html>\n")
 
