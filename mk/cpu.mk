@@ -87,7 +87,7 @@ CPU_LIBS = $(if $(cpu_boost_local),$(CPU_BOOST_LOCAL)/lib/libboost_context.a,-lb
 
 # The kernel runner (harness/runner + harness/wire + the emulator) in each variant; the checker
 # (harness/checker + harness/wire) is plain C++, never a lab file, never a sanitizer. A lab's own
-# pieces (harness/labs/labN: checks.cpp for the checker, runner_entry.cpp for the runner) are
+# pieces (harness/lab_specs/labN: checks.cpp for the checker, runner_entry.cpp for the runner) are
 # linked into that lab's programs only.
 CPU_RUN_SRCS := $(filter-out harness/runner/%_gpu.cpp,$(wildcard harness/runner/*.cpp)) $(wildcard harness/wire/*.cpp)
 # (harness/checker/gpu/ is the GPU build's alone: CUDA events, the checker's GPU references.)
@@ -176,14 +176,14 @@ CPU_CHECK_LIB := $(CPU_OUT)/lib/libcudalab_check.a
 $(CPU_CHECK_LIB): $(patsubst harness/%.cpp,$(CPU_OUT)/checker/%.o,$(CPU_CHECK_SRCS))
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(CPU_OUT)/check/lab%: $(CPU_OUT)/checker/labs/lab%/checks.o $(CPU_OUT)/checker/checker/run/main.o $(CPU_CHECK_LIB)
+$(CPU_OUT)/check/lab%: $(CPU_OUT)/checker/lab_specs/lab%/checks.o $(CPU_OUT)/checker/checker/run/main.o $(CPU_CHECK_LIB)
 	@mkdir -p $(@D)
 	$(Q)$(CPU_CXX) $^ -pthread -o $@
 
 CPU_RUN_LIB := $(CPU_VARIANT)/lib/libcudalab_run.a
 CPU_EMU_LIB := $(CPU_VARIANT)/lib/libcudalab_cpu.a
 CPU_LINK := $(CPU_LINK_$(or $(CPU_CHECK),plain))
-cpu_entry_obj = $(CPU_VARIANT)/obj/labs/lab$(1)/runner_entry.o
+cpu_entry_obj = $(CPU_VARIANT)/obj/lab_specs/lab$(1)/runner_entry.o
 # The runner's own pieces for the CPU backend (the launch observer, host fills).
 CPU_RUN_CPU_OBJS := $(CPU_VARIANT)/obj/runner/launch_record_cpu.o $(CPU_VARIANT)/obj/runner/runner_cpu.o
 
@@ -211,7 +211,7 @@ $(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj
 CPU_RACE_FIXTURES := $(patsubst tests/fixtures/%.cu,%,$(shell grep -l '^// check: race' /dev/null $(wildcard tests/fixtures/lab*_*.cu)))
 CPU_RACE_RUN_OBJS := $(patsubst $(CPU_VARIANT)/%,$(CPU_OUT)/race/%,$(CPU_RUN_CPU_OBJS))
 $(addprefix $(CPU_OUT)/fixtures/,$(CPU_RACE_FIXTURES)): $(CPU_OUT)/fixtures/%: $(CPU_OUT)/race/gen/tests/fixtures/%.cpp \
-    $$(CPU_OUT)/race/obj/labs/lab$$(call fixture_lab,$$*)/runner_entry.o $(CPU_RACE_RUN_OBJS) $(CPU_OUT)/race/lib/libcudalab_run.a \
+    $$(CPU_OUT)/race/obj/lab_specs/lab$$(call fixture_lab,$$*)/runner_entry.o $(CPU_RACE_RUN_OBJS) $(CPU_OUT)/race/lib/libcudalab_run.a \
     $(CPU_OUT)/race/lib/libcudalab_cpu.a | cpu-deps $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build tests/fixtures/$*.cu (race)"
@@ -226,7 +226,7 @@ ifeq ($(PROFILE),1)
     $(if $(filter cpu-lab-runner lab-runner,$(MAKECMDGOALS)),$(error make lab-runner PROFILE=1 takes no CHECK=))
   endif
   CPU_LR_MODE := profile
-  CPU_LR_DEPS = $(CPU_OUT)/obj/labs/lab$(LAB)/runner_entry.o $(CPU_OUT)/obj/runner/launch_record_cpu.o \
+  CPU_LR_DEPS = $(CPU_OUT)/obj/lab_specs/lab$(LAB)/runner_entry.o $(CPU_OUT)/obj/runner/launch_record_cpu.o \
                 $(CPU_OUT)/obj/runner/runner_cpu.o $(CPU_OUT)/lib/libcudalab_run.a $(CPU_OUT)/profile/lib/libcudalab_cpu.a
 else
   CPU_LR_MODE := $(or $(CPU_CHECK),plain)
@@ -244,7 +244,7 @@ cpu-lab-checker: $(CPU_OUT)/check/lab$(LAB)
 # Every checker, solution and shipped stub whose checks exist (a lab in progress has none yet).
 # Your own labs/ are not built here: make test tests the kit as shipped.
 cpu_lab_ids = $(foreach f,$(wildcard $(1)/lab*_*.cu),$(firstword $(subst _, ,$(notdir $(f)))))
-cpu_checked = $(foreach l,$(1),$(if $(wildcard harness/labs/$(l)/checks.cpp),$(l)))
+cpu_checked = $(foreach l,$(1),$(if $(wildcard harness/lab_specs/$(l)/checks.cpp),$(l)))
 cpu_shipped_ids = $(foreach f,$(SHIPPED_STUBS),$(firstword $(subst _, ,$(notdir $(f)))))
 cpu-build-all: $(addprefix $(CPU_OUT)/check/,$(call cpu_checked,$(call cpu_lab_ids,solutions))) \
                $(addsuffix -runner,$(addprefix $(CPU_OUT)/shipped/,$(call cpu_checked,$(cpu_shipped_ids)))) \

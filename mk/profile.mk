@@ -14,7 +14,7 @@ PROFILE_DIR := $(CPU_OUT)/profile
 # plain runners, and make test builds only the emulator and the lab files again.
 PROFILE_RUN_OBJS := $(CPU_OUT)/obj/runner/launch_record_cpu.o $(CPU_OUT)/obj/runner/runner_cpu.o
 PROFILE_LIBS := $(CPU_OUT)/lib/libcudalab_run.a $(PROFILE_DIR)/lib/libcudalab_cpu.a
-profile_entry = $(CPU_OUT)/obj/labs/lab$(1)/runner_entry.o
+profile_entry = $(CPU_OUT)/obj/lab_specs/lab$(1)/runner_entry.o
 
 .SECONDEXPANSION:
 $(PROFILE_DIR)/labs/lab%-runner: $(PROFILE_DIR)/obj/labs/lab%.o $$(call profile_entry,$$*) $(PROFILE_RUN_OBJS) $(PROFILE_LIBS) | cpu-deps

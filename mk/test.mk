@@ -144,7 +144,7 @@ test-parts-all: $(call in_run_order,$(TEST_TARGETS))
 # jailed build then finds the harness stale (CI: the Slurm part's grader stopped at its setup).
 ifneq ($(wildcard mk/cpu.mk),)
 TEST_SHARED_BUILDS := cpu-build-all $(CONTRACT_TOOL) $(CPU_OUT)/race/lib/libcudalab_cpu.a $(CPU_OUT)/race/lib/libcudalab_run.a \
-    $(CPU_RACE_RUN_OBJS) $(foreach l,$(patsubst lab%,%,$(call cpu_checked,$(call cpu_lab_ids,solutions))),$(CPU_OUT)/race/obj/labs/lab$(l)/runner_entry.o)
+    $(CPU_RACE_RUN_OBJS) $(foreach l,$(patsubst lab%,%,$(call cpu_checked,$(call cpu_lab_ids,solutions))),$(CPU_OUT)/race/obj/lab_specs/lab$(l)/runner_entry.o)
 endif
 .PHONY: test-shared-builds
 test-shared-builds: $(TEST_SHARED_BUILDS)

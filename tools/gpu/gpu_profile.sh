@@ -34,7 +34,7 @@ fi
 NCU=${NCU:-$(command -v ncu || ls /usr/local/cuda/bin/ncu /usr/local/cuda/nsight-compute-*/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)}
 DIGEST=build/cpu/check/profile-ncu
 
-# The size profiled, per lab: a quarter of the timed size (harness/labs/labN/timing.cpp) or less,
+# The size profiled, per lab: a quarter of the timed size (harness/lab_specs/labN/timing.cpp) or less,
 # still many waves of blocks on 132 SMs (ncu replays each kernel once per pass, saving and
 # restoring the memory it writes), and its element count.
 profile_size() {

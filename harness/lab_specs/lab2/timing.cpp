@@ -5,7 +5,7 @@
 // One call of lab2::shared_sum sums at most 1024^2 floats (4 MiB), which fits in the L2 cache
 // several times over. To time DRAM rather than a launch, the timed work is 64 calls over
 // consecutive slices of one 256 MiB array (five times the H100's 50 MB L2), each summing the
-// most the lab allows (harness/labs/lab2/runner_entry.cpp makes the calls); the other rows sum the same
+// most the lab allows (harness/lab_specs/lab2/runner_entry.cpp makes the calls); the other rows sum the same
 // 256 MiB in one go. --size N sets the slice (at most 1024^2); the calls then cover
 // min(64, 2^26 / N) slices, at least one.
 #include <algorithm>

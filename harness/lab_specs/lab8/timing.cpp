@@ -19,7 +19,7 @@
 
 namespace cudalab {
 
-wire::Fill lab8_fill(uint64_t seed, float lo, float hi);  // labs/lab8/checks.cpp
+wire::Fill lab8_fill(uint64_t seed, float lo, float hi);  // lab_specs/lab8/checks.cpp
 
 TimingReport lab_timing(const TimingRequest& req) {
   const size_t n = req.shape ? req.shape->dims[0] : size_t(1) << 26;  // 256 MiB: five times the H100's L2

@@ -15,7 +15,7 @@
 
 namespace cudalab {
 
-wire::Fill lab7_fill(uint64_t seed, int signs);  // labs/lab7/checks.cpp
+wire::Fill lab7_fill(uint64_t seed, int signs);  // lab_specs/lab7/checks.cpp
 CheckResult check_atomic_sum(size_t n, const wire::Fill& fill, float got, const std::vector<wire::Launch>& launches);
 
 TimingReport lab_timing(const TimingRequest& req) {

@@ -3,7 +3,7 @@
 // (checks.cpp, timing.cpp, and checker/judging/product_check, which lab 5 shares); the runner
 // unpacks them by it (runner_entry.cpp).
 #pragma once
-#include "labs/lab5/call.h"
+#include "lab_specs/lab5/call.h"
 #include "wire/lab_signature.h"
 
 namespace cudalab::lab9_call {

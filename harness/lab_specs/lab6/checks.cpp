@@ -125,7 +125,7 @@ bool explain_partial_clear(CheckResult& r, const ByteHistogram& expected, const 
 }  // namespace
 
 // Compares the 256 counts exactly and says what the pattern of wrong ones means. Also used by
-// the timing (labs/lab6/timing.cpp) to check every timed repetition.
+// the timing (lab_specs/lab6/timing.cpp) to check every timed repetition.
 CheckResult compare_histogram(const ByteHistogram& expected, const std::vector<uint32_t>& got, size_t n,
                               bool partial_clear) {
   CheckResult r;
