@@ -140,18 +140,18 @@ $(addprefix lab,$(LABS)): lab%: build/$(BACKEND)/check/lab% build/$(BACKEND)/lab
 $(addprefix solution,$(LABS)): solution%: build/$(BACKEND)/check/lab% build/$(BACKEND)/solutions/lab%-runner
 	@$(RUN_PREFIX) ./build/$(BACKEND)/check/lab$* --runner build/$(BACKEND)/solutions/lab$*-runner $(ARGS); $(finish_lab)$(call profile_after_lab,$*,solutions)
 
-# What `make test` and `make grade` need (tools/deps.sh checks each by building a program with
+# What `make test` and `make grade` need (tools/setup/deps.sh checks each by building a program with
 # it, installs what is missing when root or sudo needs no password, else prints the command).
 # Each target asks for what it uses: the unit and lab tests need doctest and nlohmann-json (and
 # Boost.Context on the CPU backend), the grader its own libraries; `make test` runs everything,
 # so it asks for everything.
 deps: test-deps
 test-deps:
-	@tools/deps.sh test
+	@tools/setup/deps.sh test
 unit-deps:
-	@tools/deps.sh doctest json $(if $(filter cpu,$(BACKEND)),boost-context)
+	@tools/setup/deps.sh doctest json $(if $(filter cpu,$(BACKEND)),boost-context)
 grade-deps:
-	@tools/deps.sh json toml cli11 openssl $(if $(filter cpu,$(BACKEND)),boost-context)
+	@tools/setup/deps.sh json toml cli11 openssl $(if $(filter cpu,$(BACKEND)),boost-context)
 
 # make lab-runner LAB=3 SRC=path/to/file.cu OUT=path/to/runner: a kernel runner from any lab
 # source, with the instructor's harness and flags (the grader builds submissions so);

@@ -103,10 +103,10 @@
 //  MAKING IT FAST: WHAT THE REFERENCE ADDS
 //  ---------------------------------------
 //  On an H100, 2^28 uniform bytes: the global-atomics kernel takes 69.1 ms; your privatized
-//  kernel 0.396 ms (in tools/bench_steps, whose figures follow); the reference 0.094 ms,
+//  kernel 0.396 ms (in tools/measure/bench_steps, whose figures follow); the reference 0.094 ms,
 //  2,866 GB/s, 97% of a device-to-device copy
 //  and 1.4x faster than CUB (0.133 ms). It gets there in four steps, each one change to the
-//  kernel you wrote; tools/bench_steps times each on its own (make bench-steps).
+//  kernel you wrote; tools/measure/bench_steps times each on its own (make bench-steps).
 //
 //  1. Sixteen bytes per load. A warp of byte loads moves 32 bytes per instruction: 16 load
 //     instructions, and 16 trips round the loop, for every 512 bytes, so the kernel is held

@@ -107,13 +107,13 @@
 //  MAKING IT FAST: WHAT THE REFERENCE ADDS
 //  ---------------------------------------
 //  On an H100, 2^26 floats: lab 1's naive kernel takes 1.095 ms; your two-barrier kernel
-//  0.133 ms, with TODO 5's shuffles 0.133 ms (tools/bench_steps); the reference 0.090 ms,
+//  0.133 ms, with TODO 5's shuffles 0.133 ms (tools/measure/bench_steps); the reference 0.090 ms,
 //  2,974 GB/s,
 //  a little over the device-to-device copy (which reads and writes; this sum only reads) and
 //  1.13x faster than CUB (0.102 ms). (An earlier run on 31.4 M floats gives the idea:
 //  grid-stride + shared tree + one atomic per block 0.062 ms, 68% of a copy; float4 loads +
 //  warp shuffles 0.047 ms, 88.5%.) Four steps, each one change to your kernel, each timed on
-//  its own by tools/bench_steps (make bench-steps):
+//  its own by tools/measure/bench_steps (make bench-steps):
 //
 //  1. Shuffle in every warp, not just the last. Each warp sums its 32 values with shuffles,
 //     lane 0 of each writes its warp's sum to shared memory, one barrier, then warp 0 shuffles
@@ -142,7 +142,7 @@
 //         for (u = 0; u < 4; ++u) acc.x += v[u].x, acc.y += v[u].y, ...;
 //
 //     and finish with a plain loop for the last few float4s, fewer than four strides' worth.
-//     On the H100 in tools/bench_steps: 0.101 ms again (1.00x): float4 loads already keep
+//     On the H100 in tools/measure/bench_steps: 0.101 ms again (1.00x): float4 loads already keep
 //     enough bytes in flight there; the lab's own timing, with fresh inputs, gives the reference
 //     0.090 ms.
 //

@@ -110,12 +110,12 @@
 //  MAKING IT FAST: WHAT THE REFERENCE ADDS
 //  ---------------------------------------
 //  On an H100, the 64 largest of 2^26 floats: the naive kernel (k passes) takes 7.96 ms, CUB's
-//  whole radix sort 2.14 ms, your levels 4.99 ms (tools/bench_steps), the reference 0.507 ms
+//  whole radix sort 2.14 ms, your levels 4.99 ms (tools/measure/bench_steps), the reference 0.507 ms
 //  (4.2x faster
 //  than the sort). Your level 1 sorts every element, 66 steps for each tile, and almost all of
 //  that work is wasted: once a block has k candidates, an element that does not come before
 //  the k-th of them can never be in that block's answer. The reference is built on that, in
-//  five ideas. tools/bench_steps times the first two on their own (make bench-steps); the
+//  five ideas. tools/measure/bench_steps times the first two on their own (make bench-steps); the
 //  other three are what keeps them right and cheap, and have no time of their own to show.
 //
 //  1. The bar. A block keeps its current top k, sorted, in slots [0, k) of a shared buffer

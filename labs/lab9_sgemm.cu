@@ -31,9 +31,9 @@
 //  cuBLAS beside your kernel. The figures for rungs 0 to 5 are one such run, of rung 5's solution
 //  (make solution9 ARGS="--seed 2026") on an NVIDIA H100 80GB HBM3 (SXM, 132 SMs, CUDA 13.0):
 //  medians of 20 runs, the L2 cache flushed before each; rungs 6 and 7 were timed by
-//  tools/gpu_sgemm_search.sh, each step alone. * On an NVIDIA H200: rung 7 by the same
+//  tools/gpu/gpu_sgemm_search.sh, each step alone. * On an NVIDIA H200: rung 7 by the same
 //  `make solution9` (44.46 TFLOP/s against cuBLAS's 51.23), rung 8 by the search
-//  (tools/gpu_sgemm_search.sh, the same method as its other rows).
+//  (tools/gpu/gpu_sgemm_search.sh, the same method as its other rows).
 //
 //  THE BUDGET: WHAT FEEDS A MULTIPLY-ADD
 //  -------------------------------------
@@ -168,8 +168,8 @@
 //  (cudaFuncAttributeMaxDynamicSharedMemorySize) allows past 48 KB. And about 225 registers a
 //  thread for 256 threads is most of an SM's 65,536: one block per SM (__launch_bounds__(256, 1)),
 //  8 warps, as many as rung 6's two blocks of 4.
-//  The search (tools/gpu_sgemm_search.sh, over the kernel template in
-//  tools/bench_steps/lab9_family.cuh) timed it as the fastest of its shapes on an H200: 47.12
+//  The search (tools/gpu/gpu_sgemm_search.sh, over the kernel template in
+//  tools/measure/bench_steps/lab9_family.cuh) timed it as the fastest of its shapes on an H200: 47.12
 //  TFLOP/s at 4096^3, 91.7% of cuBLAS's SGEMM.
 //  Past this rung the gap to cuBLAS is in the finer art (double-buffered fragments, other tile
 //  shapes per size, instruction scheduling tuned in SASS): GOING FURTHER below.
@@ -250,8 +250,8 @@
 //    tiles, BK, stages, cp.async for A as well, block order, split-K); the search's tables
 //    rank them all.
 //  * Double-buffered fragments: read k + 1's float4s from shared memory into a second set of
-//    registers while k's FMAs run. tools/gpu_sgemm_search.sh times this and the other ideas
-//    below on one kernel template (tools/bench_steps/lab9_family.cuh).
+//    registers while k's FMAs run. tools/gpu/gpu_sgemm_search.sh times this and the other ideas
+//    below on one kernel template (tools/measure/bench_steps/lab9_family.cuh).
 //  * Look at what the compiler made of it: cuobjdump -sass build/cuda/labs/lab9.o, and count
 //    LDS.128, LDG.E.128 and FFMA in the loop; then ncu --section MemoryWorkloadAnalysis_Tables
 //    shows the shared-memory bank conflicts of rung 4 against yours.

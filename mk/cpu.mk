@@ -77,7 +77,7 @@ CPU_CODE_profile := -O1 -g -DCUDALAB_CPU_PROFILE=1
 CPU_LAB_profile := $(CPU_LAB_detect)
 CPU_EMU_profile := -O2 -g -DCUDALAB_CPU_PROFILE=1
 CPU_LINK_profile :=
-# Boost.Context: the system's, or the copy tools/deps.sh unpacked into build/deps/local for a
+# Boost.Context: the system's, or the copy tools/setup/deps.sh unpacked into build/deps/local for a
 # user who may not install it (static, so the runners need nothing at run time). Expanded when
 # a recipe runs, after cpu-deps has made that copy.
 CPU_BOOST_LOCAL := build/deps/local/boost-context
@@ -87,7 +87,7 @@ CPU_LIBS = $(if $(cpu_boost_local),$(CPU_BOOST_LOCAL)/lib/libboost_context.a,-lb
 
 # The kernel runner (harness/runner + harness/wire + the emulator) in each variant; the checker
 # (harness/checker + harness/wire) is plain C++, never a lab file, never a sanitizer. A lab's own
-# pieces (harness/labs/labN: checks.cpp for the checker, runner_entry.cpp for the runner) are
+# pieces (harness/lab_specs/labN: checks.cpp for the checker, runner_entry.cpp for the runner) are
 # linked into that lab's programs only.
 CPU_RUN_SRCS := $(filter-out harness/runner/%_gpu.cpp,$(wildcard harness/runner/*.cpp)) $(wildcard harness/wire/*.cpp)
 # (harness/checker/gpu/ is the GPU build's alone: CUDA events, the checker's GPU references.)
@@ -97,12 +97,12 @@ CPU_EMU_SRCS := $(wildcard harness/runner/emulator/*.cpp)
 .SECONDEXPANSION:
 .PHONY: cpu-deps cpu-lab-runner cpu-lab-checker test-cpu bench-cpu cpu-build-all cpu-fixtures
 
-# Boost.Context is the one package a base Debian/Ubuntu system lacks. tools/deps.sh links a
+# Boost.Context is the one package a base Debian/Ubuntu system lacks. tools/setup/deps.sh links a
 # tiny program with -lboost_context (a header alone is not enough), installs the package when
 # it may (root, or sudo without a password), else prints the one command to run.
 # (A copy of the kit without tools/, such as a Gradescope autograder's, skips the check.)
 cpu-deps:
-	@if [ -x tools/deps.sh ]; then tools/deps.sh lab || { $(quiet_stop); }; fi
+	@if [ -x tools/setup/deps.sh ]; then tools/setup/deps.sh lab || { $(quiet_stop); }; fi
 
 # The lab binaries are relinked when CHECK changes (this file's content is the variant). A GPU
 # run's CHECK=memcheck leaves it alone, so it does not force CPU relinks later.
@@ -156,7 +156,7 @@ $(2)/obj/$(dir $(f))$(firstword $(subst _, ,$(notdir $(f)))).o: $(2)/gen/$(f:.cu
 	$(Q)$$(call judge_contract,$(patsubst lab%,%,$(firstword $(subst _, ,$(notdir $(f))))),cpu,$(f),$$@,$(if $(filter-out plain,$(1)),sanitized))
 )
 # Unit tests and fixtures link only the emulator.
-$(2)/tests/%: $(2)/gen/tests/cpu/%.o $(2)/lib/libcudalab_cpu.a
+$(2)/tests/%: $(2)/gen/tests/emulator/%.o $(2)/lib/libcudalab_cpu.a
 	@mkdir -p $$(@D)
 	$(Q)$(CPU_CXX) $(CPU_LINK_$(1)) $$^ $$(CPU_LIBS) -o $$@
 endef
@@ -176,14 +176,14 @@ CPU_CHECK_LIB := $(CPU_OUT)/lib/libcudalab_check.a
 $(CPU_CHECK_LIB): $(patsubst harness/%.cpp,$(CPU_OUT)/checker/%.o,$(CPU_CHECK_SRCS))
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
-$(CPU_OUT)/check/lab%: $(CPU_OUT)/checker/labs/lab%/checks.o $(CPU_OUT)/checker/checker/run/main.o $(CPU_CHECK_LIB)
+$(CPU_OUT)/check/lab%: $(CPU_OUT)/checker/lab_specs/lab%/checks.o $(CPU_OUT)/checker/checker/run/main.o $(CPU_CHECK_LIB)
 	@mkdir -p $(@D)
 	$(Q)$(CPU_CXX) $^ -pthread -o $@
 
 CPU_RUN_LIB := $(CPU_VARIANT)/lib/libcudalab_run.a
 CPU_EMU_LIB := $(CPU_VARIANT)/lib/libcudalab_cpu.a
 CPU_LINK := $(CPU_LINK_$(or $(CPU_CHECK),plain))
-cpu_entry_obj = $(CPU_VARIANT)/obj/labs/lab$(1)/runner_entry.o
+cpu_entry_obj = $(CPU_VARIANT)/obj/lab_specs/lab$(1)/runner_entry.o
 # The runner's own pieces for the CPU backend (the launch observer, host fills).
 CPU_RUN_CPU_OBJS := $(CPU_VARIANT)/obj/runner/launch_record_cpu.o $(CPU_VARIANT)/obj/runner/runner_cpu.o
 
@@ -211,7 +211,7 @@ $(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj
 CPU_RACE_FIXTURES := $(patsubst tests/fixtures/%.cu,%,$(shell grep -l '^// check: race' /dev/null $(wildcard tests/fixtures/lab*_*.cu)))
 CPU_RACE_RUN_OBJS := $(patsubst $(CPU_VARIANT)/%,$(CPU_OUT)/race/%,$(CPU_RUN_CPU_OBJS))
 $(addprefix $(CPU_OUT)/fixtures/,$(CPU_RACE_FIXTURES)): $(CPU_OUT)/fixtures/%: $(CPU_OUT)/race/gen/tests/fixtures/%.cpp \
-    $$(CPU_OUT)/race/obj/labs/lab$$(call fixture_lab,$$*)/runner_entry.o $(CPU_RACE_RUN_OBJS) $(CPU_OUT)/race/lib/libcudalab_run.a \
+    $$(CPU_OUT)/race/obj/lab_specs/lab$$(call fixture_lab,$$*)/runner_entry.o $(CPU_RACE_RUN_OBJS) $(CPU_OUT)/race/lib/libcudalab_run.a \
     $(CPU_OUT)/race/lib/libcudalab_cpu.a | cpu-deps $(CONTRACT_TOOL)
 	@mkdir -p $(@D)
 	$(SAY) "build tests/fixtures/$*.cu (race)"
@@ -226,7 +226,7 @@ ifeq ($(PROFILE),1)
     $(if $(filter cpu-lab-runner lab-runner,$(MAKECMDGOALS)),$(error make lab-runner PROFILE=1 takes no CHECK=))
   endif
   CPU_LR_MODE := profile
-  CPU_LR_DEPS = $(CPU_OUT)/obj/labs/lab$(LAB)/runner_entry.o $(CPU_OUT)/obj/runner/launch_record_cpu.o \
+  CPU_LR_DEPS = $(CPU_OUT)/obj/lab_specs/lab$(LAB)/runner_entry.o $(CPU_OUT)/obj/runner/launch_record_cpu.o \
                 $(CPU_OUT)/obj/runner/runner_cpu.o $(CPU_OUT)/lib/libcudalab_run.a $(CPU_OUT)/profile/lib/libcudalab_cpu.a
 else
   CPU_LR_MODE := $(or $(CPU_CHECK),plain)
@@ -244,7 +244,7 @@ cpu-lab-checker: $(CPU_OUT)/check/lab$(LAB)
 # Every checker, solution and shipped stub whose checks exist (a lab in progress has none yet).
 # Your own labs/ are not built here: make test tests the kit as shipped.
 cpu_lab_ids = $(foreach f,$(wildcard $(1)/lab*_*.cu),$(firstword $(subst _, ,$(notdir $(f)))))
-cpu_checked = $(foreach l,$(1),$(if $(wildcard harness/labs/$(l)/checks.cpp),$(l)))
+cpu_checked = $(foreach l,$(1),$(if $(wildcard harness/lab_specs/$(l)/checks.cpp),$(l)))
 cpu_shipped_ids = $(foreach f,$(SHIPPED_STUBS),$(firstword $(subst _, ,$(notdir $(f)))))
 cpu-build-all: $(addprefix $(CPU_OUT)/check/,$(call cpu_checked,$(call cpu_lab_ids,solutions))) \
                $(addsuffix -runner,$(addprefix $(CPU_OUT)/shipped/,$(call cpu_checked,$(cpu_shipped_ids)))) \
@@ -254,10 +254,10 @@ cpu-build-all: $(addprefix $(CPU_OUT)/check/,$(call cpu_checked,$(call cpu_lab_i
 CPU_UNIT := $(CPU_OUT)/tests/unit_tests
 
 # Each emulator fixture is built in the one variant its "// mode:" line names (plain, asan or
-# race; plain without the line), the one tests/cpu/run_fixtures.sh runs it in: building every
+# race; plain without the line), the one tests/emulator/run_fixtures.sh runs it in: building every
 # fixture in all three took 20 s of make test's CPU for runners nothing ran.
-CPU_FIXTURES := $(patsubst tests/cpu/fixtures/%.cu,%,$(wildcard tests/cpu/fixtures/*.cu))
-CPU_FIXTURE_MODES := $(shell grep -H '^// mode:' /dev/null $(wildcard tests/cpu/fixtures/*.cu) | sed 's|^tests/cpu/fixtures/\(.*\)\.cu:// mode: *\([a-z]*\).*|\2/\1|')
+CPU_FIXTURES := $(patsubst tests/emulator/fixtures/%.cu,%,$(wildcard tests/emulator/fixtures/*.cu))
+CPU_FIXTURE_MODES := $(shell grep -H '^// mode:' /dev/null $(wildcard tests/emulator/fixtures/*.cu) | sed 's|^tests/emulator/fixtures/\(.*\)\.cu:// mode: *\([a-z]*\).*|\2/\1|')
 cpu_fixture_in = $(patsubst $(1)/%,%,$(filter $(1)/%,$(CPU_FIXTURE_MODES)))
 cpu-fixtures: $(addprefix $(CPU_OUT)/tests/fixtures/,$(filter-out $(call cpu_fixture_in,asan) $(call cpu_fixture_in,race),$(CPU_FIXTURES))) \
               $(addprefix $(CPU_OUT)/asan/tests/fixtures/,$(call cpu_fixture_in,asan)) \
@@ -265,28 +265,28 @@ cpu-fixtures: $(addprefix $(CPU_OUT)/tests/fixtures/,$(filter-out $(call cpu_fix
 
 TEST_TARGETS += test-cpu
 # The unit tests run in every variant too: no sanitizer may report anything on them.
-# The emulator's tests provoke its diagnostics on purpose: tools/expected_output.sh keeps them
+# The emulator's tests provoke its diagnostics on purpose: tools/test/expected_output.sh keeps them
 # in a log and says so (and shows them when a test fails).
 test-cpu: $(CPU_UNIT) $(CPU_OUT)/asan/tests/unit_tests $(CPU_OUT)/race/tests/unit_tests cpu-fixtures
 	@echo "== the CPU emulator's unit tests (plain, asan, race) and fixtures"
-	@tools/expected_output.sh build/tests/logs/cpu-unit.log $(CPU_UNIT)
-	@tools/expected_output.sh build/tests/logs/cpu-unit-asan.log $(CPU_OUT)/asan/tests/unit_tests
-	@tools/expected_output.sh build/tests/logs/cpu-unit-race.log $(CPU_OUT)/race/tests/unit_tests
+	@tools/test/expected_output.sh build/tests/logs/cpu-unit.log $(CPU_UNIT)
+	@tools/test/expected_output.sh build/tests/logs/cpu-unit-asan.log $(CPU_OUT)/asan/tests/unit_tests
+	@tools/test/expected_output.sh build/tests/logs/cpu-unit-race.log $(CPU_OUT)/race/tests/unit_tests
 	@! grep "data race" build/tests/logs/cpu-unit-race.log || { echo "   the race detector found races in the emulator's own tests (above)"; exit 1; }
-	@tests/cpu/run_fixtures.sh $(CPU_OUT)
-	@tests/cpu/compile_errors.sh
+	@tests/emulator/run_fixtures.sh $(CPU_OUT)
+	@tests/emulator/compile_errors.sh
 
 bench-cpu: $(CPU_OUT)/tests/bench
 	$(CPU_OUT)/tests/bench
 
 # make bench-hipcpu HIPCPU=/path/to/HIP-CPU: the emulator beside HIP-CPU (github.com/ROCm/HIP-CPU,
-# header-only; needs TBB, Debian's libtbb-dev) on the same kernels, tests/cpu/bench_hipcpu.cu,
+# header-only; needs TBB, Debian's libtbb-dev) on the same kernels, tests/emulator/bench_hipcpu.cu,
 # built with HIP-CPU's own Release flags. Not a test: it prints CPU seconds per kernel.
 .PHONY: bench-hipcpu
 bench-hipcpu: $(CPU_OUT)/tests/bench_hipcpu
 	@test -n "$(HIPCPU)" -a -f "$(HIPCPU)/include/hip/hip_runtime.h" || \
 	  { echo "usage: make bench-hipcpu HIPCPU=/path/to/HIP-CPU (a checkout of github.com/ROCm/HIP-CPU)"; exit 2; }
-	$(Q)g++ -std=c++20 -O3 -DNDEBUG -DCUDALAB_COMPARE_HIPCPU -I$(HIPCPU)/include -x c++ tests/cpu/bench_hipcpu.cu \
+	$(Q)g++ -std=c++20 -O3 -DNDEBUG -DCUDALAB_COMPARE_HIPCPU -I$(HIPCPU)/include -x c++ tests/emulator/bench_hipcpu.cu \
 	  -ltbb -pthread -o $(CPU_OUT)/tests/bench_hipcpu-hipcpu
 	$(CPU_OUT)/tests/bench_hipcpu
 	$(CPU_OUT)/tests/bench_hipcpu-hipcpu

@@ -1,8 +1,8 @@
 # The GPU build. Two programs per lab (issue 8, docs/architecture.md):
-#   build/cuda/check/labN               the checker: harness/checker + harness/wire + harness/labs/labN
+#   build/cuda/check/labN               the checker: harness/checker + harness/wire + harness/lab_specs/labN
 #                                       (checks, timing), never a lab file
 #   build/cuda/labs/labN-runner         the kernel runner: your lab file + harness/runner + harness/wire
-#                                       + harness/labs/labN/runner_entry.cpp
+#                                       + harness/lab_specs/labN/runner_entry.cpp
 #   build/cuda/solutions/labN-runner    the same for the reference solution
 # `make labN` builds both and runs the checker, which starts the runner itself.
 
@@ -25,8 +25,8 @@ CXXFLAGS_COMMON := -std=c++20 -O2 -Wall -Wextra -Wno-restrict
 NVCC_BASE := -std=c++20 -O3 -lineinfo -gencode arch=compute_$(ARCH),code=[sm_$(ARCH),compute_$(ARCH)] -Xcompiler -Wall -MMD -MP
 HOST_CXX_BASE := g++ $(CXXFLAGS_COMMON) -isystem $(CUDA_HOME)/include -MMD -MP
 
-# What each program is made of. The checker's lab-specific parts: labs/labN/checks.cpp and
-# labs/labN/timing.cpp; the runner's: labs/labN/runner_entry.cpp and the lab file.
+# What each program is made of. The checker's lab-specific parts: lab_specs/labN/checks.cpp and
+# lab_specs/labN/timing.cpp; the runner's: lab_specs/labN/runner_entry.cpp and the lab file.
 CHECK_SRCS := $(filter-out harness/checker/run/main.cpp,$(wildcard harness/checker/*/*.cpp))
 CHECK_GPU_SRCS := $(wildcard harness/checker/gpu/*.cu)
 COMMON_SRCS := $(filter-out harness/wire/shared_device_memory_none.cpp,$(wildcard harness/wire/*.cpp))
@@ -67,8 +67,8 @@ $(CUDA_RUN_LIB): $(CUDA_RUN_OBJS)
 	@mkdir -p $(@D)
 	$(Q)ar rcs $@ $^
 
-cuda_checker_objs = $(CUDA_OUT)/checker/labs/lab$(1)/checks.o $(CUDA_OUT)/checker/labs/lab$(1)/timing.o
-cuda_entry_obj = $(CUDA_OUT)/runner/labs/lab$(1)/runner_entry.o
+cuda_checker_objs = $(CUDA_OUT)/checker/lab_specs/lab$(1)/checks.o $(CUDA_OUT)/checker/lab_specs/lab$(1)/timing.o
+cuda_entry_obj = $(CUDA_OUT)/runner/lab_specs/lab$(1)/runner_entry.o
 
 # Lab N's baseline runner: the harness's own kernels (naive, CUB, cuBLAS, lab 9's ladder) in a
 # kernel runner of their own, so that the checker times them as it times the student's code
@@ -153,7 +153,7 @@ $(CUDA_OUT)/tests/lab%-lying-runner: $(CUDA_OUT)/tests/lying_events.o $(CUDA_OUT
 	$(Q)$(NVCC) $(NVCC_BASE) $^ $(CUDA_RUN_LINK) -o $@
 
 # The runner's GPU fills against the host's (tests/gpu/fill_agreement.cu): compiled by make test,
-# run on a GPU by tools/gpu_session.sh.
+# run on a GPU by tools/gpu/gpu_session.sh.
 $(CUDA_OUT)/tests/fill_agreement: tests/gpu/fill_agreement.cu $(CUDA_RUN_LIB)
 	@mkdir -p $(@D)
 	$(SAY) "build tests/gpu/fill_agreement.cu"
@@ -167,12 +167,12 @@ cuda-build-all: $(foreach n,$(LABS),$(CUDA_OUT)/check/lab$(n) $(CUDA_OUT)/soluti
 .SECONDARY:
 -include $(call live_deps,$(CUDA_OUT))
 
-# What each step of labs 6-8 buys on a GPU (tools/bench_steps; a benchmark, not a test): the
-# figures the notebooks quote. `make bench-steps && build/bench/bench_steps`.
+# What each step of labs 6-8 buys on a GPU (tools/measure/bench_steps; a benchmark, not a test):
+# the figures the notebooks quote. `make bench-steps && build/bench/bench_steps`.
 BENCH_STEPS := build/bench/bench_steps
-$(BENCH_STEPS): $(wildcard tools/bench_steps/*.cu tools/bench_steps/*.cuh)
+$(BENCH_STEPS): $(wildcard tools/measure/bench_steps/*.cu tools/measure/bench_steps/*.cuh)
 	@mkdir -p $(@D)
-	$(SAY) "build tools/bench_steps"
-	$(Q)$(NVCC) $(filter-out -MMD -MP,$(NVCC_BASE)) -Itools/bench_steps tools/bench_steps/bench_steps.cu -o $@
+	$(SAY) "build tools/measure/bench_steps"
+	$(Q)$(NVCC) $(filter-out -MMD -MP,$(NVCC_BASE)) -Itools/measure/bench_steps tools/measure/bench_steps/bench_steps.cu -o $@
 .PHONY: bench-steps
 bench-steps: $(BENCH_STEPS)

@@ -4,11 +4,11 @@
 .PHONY: test-format format
 test-format:
 	@echo "== the formatter (tests/format): the sources as .clang-format writes them"
-	@tools/deps.sh clang-format
+	@tools/setup/deps.sh clang-format
 	@tests/format/format_check.sh
 
 format:
-	@tools/deps.sh clang-format
+	@tools/setup/deps.sh clang-format
 	@tests/format/formatted_files.sh | xargs clang-format -i
 
 TEST_TARGETS += test-format

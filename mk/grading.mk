@@ -87,7 +87,7 @@ grading-runner-check:
 # dependency checks' stamps, and each build folder a prerequisite lives in (build/cpu,
 # build/contract, ...). The grader shows exactly these, read-only, in every build's jail.
 grading-build-view:
-	@echo Makefile mk harness tools/deps.sh build/deps $(sort $(foreach p,$(filter build/%,$(grading_runner_prereqs)),build/$(word 2,$(subst /, ,$(p)))))
+	@echo Makefile mk harness tools/setup/deps.sh build/deps $(sort $(foreach p,$(filter build/%,$(grading_runner_prereqs)),build/$(word 2,$(subst /, ,$(p)))))
 
 grade: $(GRADER)
 	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade LAB=3 SUBMISSIONS=folder [GRADES=grades] [BACKEND=cuda|cpu] [FORCE=1]"; exit 2; }
@@ -99,7 +99,7 @@ grade: $(GRADER)
 # The files are the repository's last commit (git archive), never the working copy: a lab an
 # instructor filled in to try it stays on their disk. Changes not committed are named, and left
 # out. Without git, the working copy is packed as it is, with a warning.
-GRADESCOPE_FILES := Makefile mk harness labs grading tools/deps.sh
+GRADESCOPE_FILES := Makefile mk harness labs grading tools/setup/deps.sh
 GRADESCOPE_DIR = $(GRADING_OUT)/gradescope/lab$(LAB)
 # (as root in a checkout someone else owns, git needs safe.directory: the checkout is trusted)
 GRADESCOPE_GIT := git -c safe.directory='*'

@@ -5,7 +5,7 @@
 #
 # `make test` installs (or names) what it needs first, runs every part even when one fails
 # (make -k), and closes with one line over all of them: "N passed, N failed, N skipped"
-# (tools/test_summary.sh counts doctest's test cases and the fixture scripts' PASS/FAIL lines).
+# (tools/test/test_summary.sh counts doctest's test cases and the fixture scripts' PASS/FAIL lines).
 
 TEST_OUT := build/tests
 TEST_CXX := g++ -std=c++20 -O1 -Wall -Wextra -Wno-restrict -Iharness/include -Iharness -DCUDALAB_CONTRACT_ONLY -MMD -MP
@@ -27,9 +27,9 @@ $(TEST_OUT)/unit/%.o: tests/unit/%.cpp | unit-deps
 $(TEST_OUT)/unit_tests: $(UNIT_OBJS)
 	$(Q)$(TEST_CXX) $^ -pthread -o $@
 # make bench-references: the host's share of the largest checks, timed in isolation
-# (tools/bench_references.cpp; the CPU backend's checker library, so the host paths).
+# (tools/measure/bench_references.cpp; the CPU backend's checker library, so the host paths).
 .PHONY: bench-references
-$(TEST_OUT)/bench_references: tools/bench_references.cpp $(CPU_CHECK_LIB)
+$(TEST_OUT)/bench_references: tools/measure/bench_references.cpp $(CPU_CHECK_LIB)
 	@mkdir -p $(@D)
 	$(Q)g++ -std=c++20 -O2 -pthread -DCUDALAB_BACKEND_CPU=1 $(CPU_CHECK_INCLUDES) $^ -o $@
 bench-references: $(TEST_OUT)/bench_references
@@ -144,7 +144,7 @@ test-parts-all: $(call in_run_order,$(TEST_TARGETS))
 # jailed build then finds the harness stale (CI: the Slurm part's grader stopped at its setup).
 ifneq ($(wildcard mk/cpu.mk),)
 TEST_SHARED_BUILDS := cpu-build-all $(CONTRACT_TOOL) $(CPU_OUT)/race/lib/libcudalab_cpu.a $(CPU_OUT)/race/lib/libcudalab_run.a \
-    $(CPU_RACE_RUN_OBJS) $(foreach l,$(patsubst lab%,%,$(call cpu_checked,$(call cpu_lab_ids,solutions))),$(CPU_OUT)/race/obj/labs/lab$(l)/runner_entry.o)
+    $(CPU_RACE_RUN_OBJS) $(foreach l,$(patsubst lab%,%,$(call cpu_checked,$(call cpu_lab_ids,solutions))),$(CPU_OUT)/race/obj/lab_specs/lab$(l)/runner_entry.o)
 endif
 .PHONY: test-shared-builds
 test-shared-builds: $(TEST_SHARED_BUILDS)
@@ -157,7 +157,7 @@ define run_test_tier
 	@$(if $(filter yes,$(SHIPPED_FROM_GIT)),,echo "cudalab: no git repository here: the stubs tested are the working copy's labs/";) \
 	 $(MAKE) --no-print-directory BACKEND=cpu test-shared-builds; \
 	 { $(MAKE) --no-print-directory -k -Otarget $(2) 2>&1; echo $$? > $(TEST_OUT)/test.status; } | tee $(TEST_OUT)/test.log; \
-	 tools/test_summary.sh $(TEST_OUT)/test.log $$(cat $(TEST_OUT)/test.status) "$(1)"; $(finish_lab)
+	 tools/test/test_summary.sh $(TEST_OUT)/test.log $$(cat $(TEST_OUT)/test.status) "$(1)"; $(finish_lab)
 endef
 .PHONY: test-all
 test: test-deps

@@ -1,7 +1,7 @@
 // The baseline runner's calls (build/cuda/baselines/labN-runner, entry.cpp), said once for both
 // sides: the checker's timing builds its requests from them (checker/gpu/sum_baselines.cpp) and the
 // baseline runner unpacks them by them. Labs 4, 5, 6, 8 and 9 compare on the student's own call
-// (labs/labN/call.h); the sum labs (1, 2, 3, 7) on a call of their own, the input and its sum.
+// (lab_specs/labN/call.h); the sum labs (1, 2, 3, 7) on a call of their own, the input and its sum.
 // Every baseline call ends with one more scalar, past the call's own: the kernel to run
 // (checker/timing/baseline_timing.h, BaselineSession::time).
 #pragma once

@@ -10,11 +10,11 @@
 
 #include "baselines.h"
 #include "calls.h"
-#include "labs/lab4/call.h"
-#include "labs/lab5/call.h"
-#include "labs/lab6/call.h"
-#include "labs/lab8/call.h"
-#include "labs/lab9/call.h"
+#include "lab_specs/lab4/call.h"
+#include "lab_specs/lab5/call.h"
+#include "lab_specs/lab6/call.h"
+#include "lab_specs/lab8/call.h"
+#include "lab_specs/lab9/call.h"
 #include "runner/lab_entry.h"
 #include "wire/cuda_errors.h"
 
@@ -55,7 +55,7 @@ void sum_entry(const run::EntryArgs& a, int64_t which) {
     cub_sum(in, out, n);
 }
 
-// Lab 4: the student's call (labs/lab4/call.h), scalars {rows, cols, which}.
+// Lab 4: the student's call (lab_specs/lab4/call.h), scalars {rows, cols, which}.
 void transpose_entry(const run::EntryArgs& a, int64_t which) {
   using namespace lab4_call;
   const float* in = a.buffer<const float>(kIn);
@@ -67,14 +67,14 @@ void transpose_entry(const run::EntryArgs& a, int64_t which) {
     cublas_transpose(in, out, rows, cols);
 }
 
-// Labs 5 and 9: the student's call (labs/lab5/call.h, lab 9's the same), scalars {M, N, K, rung}.
+// Labs 5 and 9: the student's call (lab_specs/lab5/call.h, lab 9's the same), scalars {M, N, K, rung}.
 void product_entry(const run::EntryArgs& a, int64_t rung) {
   using namespace lab5_call;
   product(int(rung), a.buffer<const float>(kA), a.buffer<const float>(kB), a.buffer<float>(kC), int(a.scalar(kM)),
           int(a.scalar(kN)), int(a.scalar(kK)));
 }
 
-// Lab 6: the student's call (labs/lab6/call.h), scalars {n, which}.
+// Lab 6: the student's call (lab_specs/lab6/call.h), scalars {n, which}.
 void histogram_entry(const run::EntryArgs& a, int64_t which) {
   using namespace lab6_call;
   const uint8_t* in = a.buffer<const uint8_t>(kIn);
@@ -86,7 +86,7 @@ void histogram_entry(const run::EntryArgs& a, int64_t which) {
     cub_histogram(in, hist, n);
 }
 
-// Lab 8: the student's call (labs/lab8/call.h), scalars {n, k, which}.
+// Lab 8: the student's call (lab_specs/lab8/call.h), scalars {n, k, which}.
 void top_k_entry(const run::EntryArgs& a, int64_t which) {
   using namespace lab8_call;
   const float* values = a.buffer<const float>(kValues);

@@ -1,7 +1,7 @@
-// The lab's entry point as the kernel runner sees it. Each harness/labs/labN/runner_entry.cpp
+// The lab's entry point as the kernel runner sees it. Each harness/lab_specs/labN/runner_entry.cpp
 // (linked into lab N's runner, beside the lab file) unpacks a call's buffers and scalars into the
 // host function that the lab's contract (harness/include/cudalab/labN.h) declares, by the lab's
-// call (harness/labs/labN/call.h), the same one the checker builds its requests from.
+// call (harness/lab_specs/labN/call.h), the same one the checker builds its requests from.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
@@ -23,7 +23,7 @@ struct InputsNotMapped : BadRequest {
   using BadRequest::BadRequest;
 };
 
-const wire::LabSignature& entry_signature();  // defined by labs/labN/runner_entry.cpp: labN_call::kCall
+const wire::LabSignature& entry_signature();  // defined by lab_specs/labN/runner_entry.cpp: labN_call::kCall
 
 struct EntryArgs {
   std::vector<void*> buffers;  // device pointers, in the request's order
@@ -35,7 +35,7 @@ struct EntryArgs {
   bool has_scalar(size_t param) const { return param < request->scalars.size(); }
 };
 
-void call_lab_entry(const EntryArgs& a);  // defined by labs/labN/runner_entry.cpp
+void call_lab_entry(const EntryArgs& a);  // defined by lab_specs/labN/runner_entry.cpp
 
 template <class T>
 T* EntryArgs::buffer(size_t param) const {

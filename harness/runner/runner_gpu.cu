@@ -103,7 +103,7 @@ void flush_l2_cache() {
 
 // A GPU keeps device memory from host code and schedules threads itself.
 // The lab's own code inside an NVTX range, "cudalab-lab": Nsight Compute (PROFILE=1,
-// tools/gpu_profile.sh) profiles only the kernels launched in it, never the runner's fills,
+// tools/gpu/gpu_profile.sh) profiles only the kernels launched in it, never the runner's fills,
 // guards and gathers. Without a tool attached the range costs a check of an environment variable.
 void run_lab_host_code(const wire::CallRequest&, const EntryArgs&, const std::function<void()>& body) {
   struct Range {

@@ -30,7 +30,7 @@ namespace cudalab::run {
 namespace {
 
 // ---- The allow-list ------------------------------------------------------------------------
-// Measured with tools/runner_syscalls.sh (what a runner calls after its hello): the CUDA
+// Measured with tools/measure/runner_syscalls.sh (what a runner calls after its hello): the CUDA
 // runtime on an H100/H200 (ioctl, mmap, poll and sched_yield in its waits), the emulator on the
 // CPU backend (mmap/mprotect of device memory and fiber stacks, threads for its workers), the
 // socket to the checker, and what the C and C++ libraries call underneath printf, new and

@@ -6,7 +6,7 @@
 // function found through the loader's own tables). The operating system can: after the CUDA
 // context (or the emulator) is made and before any code of the lab's runs, the runner installs
 // a seccomp filter that admits only what the runtime and the checker's socket need, measured
-// with tools/runner_syscalls.sh on a GPU and on the CPU backend (docs/link_contract.md lists it).
+// with tools/measure/runner_syscalls.sh on a GPU and on the CPU backend (docs/link_contract.md lists it).
 // Every other call ends the process: the SIGSYS handler tells the checker which call it was (a
 // SyscallRefused frame, harness/wire/protocol.h) and the process then dies of SIGSYS, which is
 // what the checker believes (the frame only names the call).

@@ -1,6 +1,6 @@
 // A lab's call as both sides must agree on it: the lab's function, and the buffers (name, element
 // type) and scalars it takes, in its order. Each lab says its own once, in
-// harness/labs/labN/call.h; the checker builds every request from it (checker/calls/lab_call.h)
+// harness/lab_specs/labN/call.h; the checker builds every request from it (checker/calls/lab_call.h)
 // and the runner unpacks every request by it (runner/lab_entry.h), so the two cannot disagree on
 // an order, a type or a name.
 #pragma once

@@ -9,7 +9,7 @@
 # out. The system's Boost stays installed: inside the namespace only, its headers are hidden
 # under an empty folder and its libraries under /dev/null, so nothing else on the machine sees
 # a change. --no-lists hides apt's package lists too (the private `apt-get update` route);
-# --deps-only stops after tools/deps.sh.
+# --deps-only stops after tools/setup/deps.sh.
 set -u
 no_lists=no deps_only=no
 for a in "$@"; do
@@ -31,7 +31,7 @@ git clone -q "$repo" "$home/cudalab" && git -C "$home/cudalab" checkout -q "$(gi
 
 as_student=$(cat <<EOF
 cd ~/cudalab
-if [ $deps_only = yes ]; then tools/deps.sh lab; else make lab1 BACKEND=cpu ARGS=--no-timing; fi > ../noroot.log 2>&1
+if [ $deps_only = yes ]; then tools/setup/deps.sh lab; else make lab1 BACKEND=cpu ARGS=--no-timing; fi > ../noroot.log 2>&1
 echo "status \$?" >> ../noroot.log
 ldd build/cpu/labs/lab1-runner 2>/dev/null | grep -c boost_context >> ../noroot.log
 EOF
@@ -58,7 +58,7 @@ static_only() { [ $deps_only = yes ] || [ "$(tail -n1 "$log")" = 0 ]; }
 check "without_root: one line says Boost.Context was fetched without root" said_once
 check "without_root: no sudo line" no_install_hint
 check "without_root: the unpacked copy is in build/deps/local" copy_there
-check "without_root: $([ $deps_only = yes ] && echo 'tools/deps.sh succeeds' || echo 'make lab1 builds and runs the checks')" lab_ran
+check "without_root: $([ $deps_only = yes ] && echo 'tools/setup/deps.sh succeeds' || echo 'make lab1 builds and runs the checks')" lab_ran
 check "without_root: the runner needs no Boost at run time" static_only
 [ $fails = 0 ] || { echo "--- $log"; tail -n 20 "$log"; }
 exit $((fails > 0))

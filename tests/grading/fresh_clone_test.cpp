@@ -1,5 +1,5 @@
 // A grading started on a fresh clone with no build folder (issue 17), as a newcomer or
-// tools/gpu_grading.sh starts one: the grader builds what it needs itself, takes the reference
+// tools/gpu/gpu_grading.sh starts one: the grader builds what it needs itself, takes the reference
 // and the shipped stub through a student's exact path first, and grades a copy of the reference
 // as correct. Where the students' jail cannot work, it refuses before anyone is graded: exit
 // status 2, the reason and what to do, and no student's result. The clone lies in a folder other

@@ -20,7 +20,7 @@
 #include "checker/judging/matrix_reference.h"
 #include "checker/timing/timed_batch.h"
 #include "checker/timing/timed_call.h"
-#include "labs/lab4/call.h"
+#include "lab_specs/lab4/call.h"
 #include "wire/fill.h"
 #include "wire/protocol.h"
 
@@ -42,7 +42,7 @@ RunnerConfig config_for(const std::string& program) {
 
 wire::Fill input_fill(uint64_t seed) { return wire::uniform_fill(seed, 1, 1.0f, 2.0f); }
 
-// A call as lab 4's timing makes it (labs/lab4/timing.cpp), at a size the emulator runs quickly.
+// A call as lab 4's timing makes it (lab_specs/lab4/timing.cpp), at a size the emulator runs quickly.
 LabCall transpose_call(size_t rows, size_t cols, uint64_t seed) {
   LabCall call(lab4_call::kCall);
   call.random_input(lab4_call::kIn, rows * cols, input_fill(seed));
@@ -141,7 +141,7 @@ TEST_CASE("a runner handed an index past the output's end refuses the hand-back 
 
 namespace {
 
-// A whole timing of lab 4 at kRows x kCols in `program`, as labs/lab4/timing.cpp runs it. The bound's
+// A whole timing of lab 4 at kRows x kCols in `program`, as lab_specs/lab4/timing.cpp runs it. The bound's
 // allowance is widened: an emulated call's events are the runner's wall clock, and on a loaded
 // machine waking a process can take longer than a GPU's 0.25 ms; what is tested here is the
 // sequence of batches and the checking, not the bound (tests/unit/timing_bound_test.cpp).

@@ -12,7 +12,7 @@
 # Everything is stopped and removed at the end (CUDALAB_KEEP_SLURM_TEST=1 keeps the folder).
 #
 # Needs root (slurmd starts the jobs as their user) and Debian's slurmctld, slurmd,
-# slurm-client and munge (tools/deps.sh slurm installs them). Prints PASS/FAIL/SKIP lines for
+# slurm-client and munge (tools/setup/deps.sh slurm installs them). Prints PASS/FAIL/SKIP lines for
 # make test's count.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -28,8 +28,8 @@ if [ "$(id -u)" != 0 ]; then
   echo "SKIP  slurm: make grade-slurm on a one-node Slurm needs root (slurmd); run make test-slurm as root"
   exit 0
 fi
-if ! tools/deps.sh slurm; then
-  echo "FAIL  slurm: Slurm and munge are not installed and could not be (tools/deps.sh slurm, above)"
+if ! tools/setup/deps.sh slurm; then
+  echo "FAIL  slurm: Slurm and munge are not installed and could not be (tools/setup/deps.sh slurm, above)"
   exit 1
 fi
 

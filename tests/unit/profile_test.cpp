@@ -159,7 +159,7 @@ TEST_CASE("profile digest: data reuse in a matrix product, from global and from 
 
 TEST_CASE("profile from Nsight Compute: data reuse from the SASS byte counters and the measured FFMAs") {
   // Synthetic raw pages (not from a GPU: the metrics below were not in the reports kept in
-  // tests/profile/ncu), one kernel each, in the columns tools/gpu_profile.sh asks for: a tiled
+  // tests/profile/ncu), one kernel each, in the columns tools/gpu/gpu_profile.sh asks for: a tiled
   // product with one output per thread against a register-tiled one, 2^30 FFMAs each.
   auto page = [](const std::string& kernel, const std::string& global, const std::string& shared,
                  const std::string& ffma) {

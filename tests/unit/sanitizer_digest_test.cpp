@@ -46,8 +46,9 @@ TEST_CASE("sanitizer digest: a ThreadSanitizer race names the lines, the threads
 
 TEST_CASE("sanitizer digest: UBSan's bounds check names the line, the index and the function") {
   auto f = digest_sanitizer_reports(
-      "tests/cpu/fixtures/static_shared_oob.cu:11:9: runtime error: index 128 out of bounds for type 'float [128]'\n"
-      "    #0 0x55c58f8e2862 in stage(float const*, float*) tests/cpu/fixtures/static_shared_oob.cu:11\n");
+      "tests/emulator/fixtures/static_shared_oob.cu:11:9: runtime error: "
+      "index 128 out of bounds for type 'float [128]'\n"
+      "    #0 0x55c58f8e2862 in stage(float const*, float*) tests/emulator/fixtures/static_shared_oob.cu:11\n");
   REQUIRE(f.size() == 1);
   CHECK(
       f[0].text ==

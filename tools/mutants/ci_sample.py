@@ -2,7 +2,7 @@
 """make test's share of the mutation audit: a fixed few mutants per lab (ci_sample.txt), each
 made from today's solution by today's rules and judged by the one check that must kill it (the
 audit found it so). A sampled mutant that survives, or that the rules no longer make, fails.
-Prints a PASS or FAIL line per mutant (tools/test_summary.sh counts them).
+Prints a PASS or FAIL line per mutant (tools/test/test_summary.sh counts them).
 
   ci_sample.py [SAMPLE_FILE]
 """

@@ -1,7 +1,7 @@
 // A call of the lab's entry point, made from the checker and carried out by the kernel
 // runner (harness/wire/protocol.h). A suite describes the buffers, the runner makes them,
 // calls the lab's host function, and hands back every output and every guard; the checker
-// judges them. The lab's call (harness/labs/labN/call.h) gives each buffer's name and type and
+// judges them. The lab's call (harness/lab_specs/labN/call.h) gives each buffer's name and type and
 // the order: a buffer or scalar added out of its place is the checker's own bug, refused at once.
 //
 //   using namespace lab3_call;
@@ -14,7 +14,7 @@
 //   float got = res.floats(total)[0];
 //   add_guards_and_notes(r, call, res, {{total}, {scratch}, {kIn}});  // checker/judging/guard_verdicts.h
 //
-// The runner unpacks the buffers and scalars by the same call.h (labs/labN/runner_entry.cpp).
+// The runner unpacks the buffers and scalars by the same call.h (lab_specs/labN/runner_entry.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -156,7 +156,7 @@ class LabCall {
   // The buffer at `param` of the lab's call, which must be the next place, with its name and type.
   wire::BufferSpec next_buffer(size_t param, uint64_t count) const;
   size_t add(wire::BufferSpec spec, const void* data);
-  wire::LabSignature signature_;  // its spans name static tables (labs/labN/call.h)
+  wire::LabSignature signature_;  // its spans name static tables (lab_specs/labN/call.h)
   wire::CallRequest request_;
   std::vector<std::vector<uint8_t>> data_;  // Data inputs, by buffer (empty for others)
   std::vector<uint32_t> samples_;  // by buffer: elements a timed batch draws (0: not sampled)

@@ -21,7 +21,7 @@ struct RunnerConfig {
   bool harness_code = false;  // the harness's own baseline runner (checker/timing/baseline_timing.h)
   // The runner limits its system calls once its runtime is up (runner/syscall_filter.h). Off
   // for the harness's own runner, and for a measurement (CUDALAB_SYSCALL_FILTER=off outside
-  // the grader: tools/runner_syscalls.sh).
+  // the grader: tools/measure/runner_syscalls.sh).
   bool syscall_filter = true;
 };
 

@@ -23,7 +23,7 @@ ByteHistogram histogram_of_fill(size_t n, const wire::Fill& fill);
 ByteHistogram histogram_serial(const std::vector<uint8_t>& bytes);
 
 // Lab 6's verdict on 256 counts for n bytes: exact, with what the pattern of wrong bins means
-// (never written, never cleared, bytes counted twice or lost). Defined in labs/lab6/checks.cpp.
+// (never written, never cleared, bytes counted twice or lost). Defined in lab_specs/lab6/checks.cpp.
 // partial_clear = false leaves out "bins ... were never set to 0" (a second run disproved it).
 CheckResult compare_histogram(const ByteHistogram& expected, const std::vector<uint32_t>& got, size_t n,
                               bool partial_clear = true);

@@ -17,8 +17,8 @@
 
 namespace cudalab {
 
-// The buffers and scalars both product labs' calls take, in order (labs/lab5/call.h and
-// labs/lab9/call.h say the same: A, B, C; M, N, K).
+// The buffers and scalars both product labs' calls take, in order (lab_specs/lab5/call.h and
+// lab_specs/lab9/call.h say the same: A, B, C; M, N, K).
 enum ProductBuffer : size_t { kProductA, kProductB, kProductC };
 enum ProductScalar : size_t { kProductM, kProductN, kProductK };
 

@@ -1,4 +1,4 @@
-// A GPU's profile (PROFILE=1 on a GPU, tools/gpu_profile.sh): Nsight Compute's raw CSV page
+// A GPU's profile (PROFILE=1 on a GPU, tools/gpu/gpu_profile.sh): Nsight Compute's raw CSV page
 // (`ncu --import R --csv --page raw --print-units base`) read into the figures the digest reads
 // (profile_figures.h), one KernelFigures per kernel name (its launches added up). A GPU counts per
 // kernel, not per line: its figures carry one line of each kind, placed at the kernel.

@@ -330,7 +330,7 @@ std::string start_runner(CheckerSession& session, const LabSuite& suite, const O
   runner_cfg.wrap = opt.runner_wrap;
   runner_cfg.timeout_seconds = opt.check_timeout;
   runner_cfg.schedule = opt.schedule;  // travels in each request: nothing in the runner's environment decides it
-  // Off only for a measurement of what the runner calls (tools/runner_syscalls.sh), never when
+  // Off only for a measurement of what the runner calls (tools/measure/runner_syscalls.sh), never when
   // the grader runs the checks.
   const char* filter = std::getenv("CUDALAB_SYSCALL_FILTER");
   runner_cfg.syscall_filter = !(filter && std::string(filter) == "off") || hidden_run || report_channel_open();

@@ -1,5 +1,5 @@
 // What a lab's check suite is: a table of cases (data) and one function that runs a case.
-// Each harness/labs/labN/checks.cpp defines lab_suite(); run_checks.cpp does the rest.
+// Each harness/lab_specs/labN/checks.cpp defines lab_suite(); run_checks.cpp does the rest.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -130,7 +130,7 @@ struct LabSuite {
   std::function<std::optional<CheckResult>(const LabSource& source, const CheckCase&)> judge_unemulated = nullptr;
 };
 
-const LabSuite& lab_suite();  // defined by labs/labN/checks.cpp
-TimingReport lab_timing(const TimingRequest&);  // defined by labs/labN/timing.cpp (GPU build)
+const LabSuite& lab_suite();  // defined by lab_specs/labN/checks.cpp
+TimingReport lab_timing(const TimingRequest&);  // defined by lab_specs/labN/timing.cpp (GPU build)
 
 }  // namespace cudalab

@@ -1,5 +1,5 @@
 // Lab 1 contract: the naive interleaved sum.
-// The lab file defines lab1::block_sums; the harness (harness/labs/lab1/) calls it.
+// The lab file defines lab1::block_sums; the harness (harness/lab_specs/lab1/) calls it.
 #pragma once
 #include <cstddef>
 #include "cudalab/launch_check.h"

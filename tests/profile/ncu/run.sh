@@ -1,6 +1,6 @@
 #!/bin/sh
 # make test-profile, the GPU path offline: build/<backend>/check/profile-ncu over two real Nsight
-# Compute raw pages (ncu --csv --page raw --print-units base, from tools/gpu_profile.sh on an H200,
+# Compute raw pages (ncu --csv --page raw --print-units base, from tools/gpu/gpu_profile.sh on an H200,
 # before the NVTX range: the harness's own kernels and the checker's are in them). The lab's
 # kernels must be found beside them (the runner of a variant is not named "...runner"), the GPU
 # named as the report names it, and the launch figures read from the sections' columns.

@@ -1,6 +1,6 @@
 // build/<backend>/check/profile-ncu: PROFILE=1's digest of two Nsight Compute reports (yours and
 // the reference solution's, as raw CSV), in the same words as the CPU backend's, marked
-// "measured". tools/gpu_profile.sh runs it; it reads files only, so it is built on any machine.
+// "measured". tools/gpu/gpu_profile.sh runs it; it reads files only, so it is built on any machine.
 //
 //   profile-ncu --elements N [--multiply-adds F] --yours A.csv --reference B.csv [--first-sentence]
 //
