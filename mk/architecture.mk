@@ -13,3 +13,19 @@ test-architecture:
 	@tests/architecture/include_walls_test.sh
 
 TEST_TARGETS += test-architecture
+
+# No two of the trusted programs' files call each other (tests/architecture/call_loops.py, read
+# from the objects the checker and the grader link, with planted loops): where the walk of a
+# submission through the checker, or of the grader's configuration through the grader, would
+# go back into a file it left (tools/measure/walks/ follows the same walks as the code runs).
+# In make test-all: the grader's objects are built for its own tests there.
+.PHONY: test-call-loops
+CALL_LOOPS_CHECKER_OBJS = $(patsubst harness/%.cpp,$(CPU_OUT)/checker/%.o,$(CPU_CHECK_SRCS)) \
+  $(CPU_OUT)/checker/checker/run/main.o $(wildcard $(patsubst harness/lab_specs/%/checks.cpp,$(CPU_OUT)/checker/lab_specs/%/checks.o,$(wildcard harness/lab_specs/*/checks.cpp)))
+# (The objects are built from the recipe: this file is read before cpu.mk and grading.mk name them.)
+test-call-loops:
+	@$(MAKE) --no-print-directory -s $(CPU_OUT)/check/lab3 $(GRADING_OBJS)
+	@echo "== call loops (tests/architecture): the checker's and the grader's files call one another one way"
+	@tests/architecture/call_loops_test.sh "$(CALL_LOOPS_CHECKER_OBJS)" "$(GRADING_OBJS)"
+
+TEST_TARGETS += test-call-loops

@@ -124,7 +124,7 @@ TEST_TARGETS := test-unit test-build test-labs test-stale-deps $(TEST_TARGETS)
 # grade whole classes as root (the grader's end-to-end, isolation and fresh-clone tests, the
 # attack class), boot Slurm and compile every file with nvcc: minutes of CPU each (measured on 2
 # cores: the grader's 14, nvcc's 6, Slurm's 4, the attack class's 1). CI (.ci/run) runs make test-all.
-TEST_SLOW_TARGETS := test-grading test-slurm test-build test-contract-grading
+TEST_SLOW_TARGETS := test-grading test-slurm test-build test-contract-grading test-call-loops
 TEST_QUICK_TARGETS = $(filter-out $(TEST_SLOW_TARGETS),$(TEST_TARGETS))
 # make -j gives a free job slot to the first part in this list with work to do: the parts that
 # wait longest on builds and then run longest (the grader's, Slurm's, the labs') go first, so
