@@ -49,29 +49,6 @@ Worker& worker() {
 
 }  // namespace
 
-// The next fiber to run, or nullptr when the block is finished or can never finish.
-Fiber* pick_next(Worker& w) {
-  for (;;) {
-    if (w.ready_head < w.ready.size()) return w.ready[w.ready_head++];
-    w.ready.clear();
-    w.ready_head = 0;
-    if (w.next_unstarted < w.n && !w.aborted) return take_runner(w);
-    if (w.live == 0) return nullptr;
-    if (!w.turns.empty()) {  // every lane that will make its next volatile access has: go on
-      w.scratch.swap(w.turns);
-      w.turns.clear();
-      make_ready_in_schedule_order(w, w.scratch);
-      continue;
-    }
-    if (w.bar_arrived == w.live) {
-      if (!release_barrier(w)) return nullptr;
-      continue;
-    }
-    diagnose_stall(w);
-    return nullptr;
-  }
-}
-
 namespace {
 
 void prepare_launch(Worker& w, Launch& L) {

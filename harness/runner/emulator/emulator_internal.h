@@ -16,6 +16,12 @@
 #pragma once
 #include "control.h"
 #include "emulator.h"
+#if defined(CUDALAB_CPU_RACE)
+#include "race.h"
+#endif
+#if defined(CUDALAB_CPU_PROFILE)
+#include "profile.h"
+#endif
 
 #include <atomic>
 #include <boost/context/detail/fcontext.hpp>
@@ -26,6 +32,10 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#if defined(CUDALAB_CPU_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 #if defined(__x86_64__) && !defined(CUDALAB_CPU_BOOST_SWITCH)
 // Fibers switch with the six-register swap in fibers.cpp; elsewhere with Boost.Context.
@@ -160,15 +170,8 @@ constexpr size_t kPage = 4096;  // each stack's guard page
 void start_fiber(Fiber* f);
 // An idle runner, or a new one.
 Fiber* take_runner(Worker& w);
-// Switches from `from` to `to` (nullptr stands for the worker's scheduler); returns when
-// something switches back to `from`.
-void switch_to(Worker& w, Fiber* from, Fiber* to);
-// The running fiber cannot go on (its thread waits, or it has no thread): run the next one.
-void yield_fiber(Worker& w, Fiber* self);
 
 // ---- One block (block.cpp) ----------------------------------------------------------------
-// The next fiber to run, or nullptr when the block is finished or can never finish.
-Fiber* pick_next(Worker& w);
 // This OS thread takes blocks of the launch until none is left.
 void run_blocks(Launch& L);
 
@@ -212,5 +215,98 @@ std::string kernel_text(const Launch& L);
 std::string block_text(const uint3& b, const dim3& grid);
 std::string thread_text(const dim3& block, int tid);
 std::string where(const char* file, int line);
+
+// ---- The hot path (inline: a thread's every wait runs it) ---------------------------------
+// A wait at a barrier or a warp operation is block_barrier or warp_collective (barriers.cpp,
+// warps.cpp), then yield_fiber, pick_next and the switch. While they were in one file GCC saw
+// them whole (it inlined the switch, and a call clobbered only the registers its callee used);
+// as calls between files a 256-thread tree sum took 5 to 7% more CPU, so they are here, inline.
+#if !defined(CUDALAB_CPU_OWN_SWITCH)
+// Whoever switched here passed itself (nullptr: the scheduler); remember where it stopped.
+inline void note_switched_from(Worker& w, ctx::transfer_t t) {
+  if (t.data)
+    static_cast<Fiber*>(t.data)->context = t.fctx;
+  else
+    w.scheduler = t.fctx;
+}
+#endif
+
+// CHECK=race: tells the detector which CUDA thread now runs on this worker (none: emulator code).
+#if defined(CUDALAB_CPU_RACE)
+inline void race_runs(Fiber* f) {
+  if (f && f->tid >= 0)
+    race::run_thread(unsigned(f->tid), f->region + kPage, f->region_size - kPage);
+  else
+    race::t_current = nullptr;
+}
+#elif defined(CUDALAB_CPU_PROFILE)
+// PROFILE=1: the profile build's counters need the same to tell a thread's accesses apart.
+inline void race_runs(Fiber* f) {
+  if (f && f->tid >= 0)
+    profile::run_thread(f->tid, f->region + kPage, f->region_size - kPage);
+  else
+    profile::run_thread(-1, nullptr, 0);
+}
+#else
+inline void race_runs(Fiber*) {}
+#endif
+
+// Switches from `from` to `to` (nullptr stands for the worker's scheduler). Fibers switch
+// straight to the next fiber to run; only when none can run does control go back to the
+// scheduler. Returns when something switches back to `from`.
+inline void switch_to(Worker& w, Fiber* from, Fiber* to) {
+  w.current = to;
+  if (to && to->tid >= 0) threadIdx = w.index[to->tid];
+  race_runs(to);
+#if defined(CUDALAB_CPU_ASAN)
+  void** fake = from ? &from->fake_stack : &w.main_fake_stack;
+  if (to)
+    __sanitizer_start_switch_fiber(fake, to->region + kPage, to->region_size - kPage);
+  else
+    __sanitizer_start_switch_fiber(fake, w.main_stack_bottom, w.main_stack_size);
+#endif
+#if defined(CUDALAB_CPU_OWN_SWITCH)
+  cudalab_cpu_switch(from ? &from->sp : &w.scheduler_sp, to ? to->sp : w.scheduler_sp);
+#else
+  note_switched_from(w, ctx::jump_fcontext(to ? to->context : w.scheduler, from));
+#endif
+#if defined(CUDALAB_CPU_ASAN)
+  __sanitizer_finish_switch_fiber(*fake, nullptr, nullptr);
+#endif
+  w.current = from;
+}
+
+// The next fiber to run, or nullptr when the block is finished or can never finish.
+inline Fiber* pick_next(Worker& w) {
+  for (;;) {
+    if (w.ready_head < w.ready.size()) return w.ready[w.ready_head++];
+    w.ready.clear();
+    w.ready_head = 0;
+    if (w.next_unstarted < w.n && !w.aborted) return take_runner(w);
+    if (w.live == 0) return nullptr;
+    if (!w.turns.empty()) {  // every lane that will make its next volatile access has: go on
+      w.scratch.swap(w.turns);
+      w.turns.clear();
+      make_ready_in_schedule_order(w, w.scratch);
+      continue;
+    }
+    if (w.bar_arrived == w.live) {
+      if (!release_barrier(w)) return nullptr;
+      continue;
+    }
+    diagnose_stall(w);
+    return nullptr;
+  }
+}
+
+// The running fiber cannot go on (its thread waits, or it has no thread): run the next one.
+inline void yield_fiber(Worker& w, Fiber* self) {
+  Fiber* next = pick_next(w);
+  if (next == self) {  // the barrier this thread completed released it first
+    if (self->tid >= 0) threadIdx = w.index[self->tid];
+    return;
+  }
+  switch_to(w, self, next);
+}
 
 }  // namespace cudalab_cpu::emulator

@@ -85,13 +85,6 @@ void fiber_begin(Fiber* f) {
   __builtin_unreachable();
 }
 #else
-// Whoever switched here passed itself (nullptr: the scheduler); remember where it stopped.
-void note_switched_from(Worker& w, ctx::transfer_t t) {
-  if (t.data)
-    static_cast<Fiber*>(t.data)->context = t.fctx;
-  else
-    w.scheduler = t.fctx;
-}
 void fiber_entry(ctx::transfer_t t) {
   note_switched_from(*t_worker, t);
   fiber_begin(t_worker->current);
@@ -141,62 +134,7 @@ Fiber* new_fiber(Worker& w) {
   return f;
 }
 
-// CHECK=race: tells the detector which CUDA thread now runs on this worker (none: emulator code).
-#if defined(CUDALAB_CPU_RACE)
-void race_runs(Fiber* f) {
-  if (f && f->tid >= 0)
-    race::run_thread(unsigned(f->tid), f->region + kPage, f->region_size - kPage);
-  else
-    race::t_current = nullptr;
-}
-#elif defined(CUDALAB_CPU_PROFILE)
-// PROFILE=1: the profile build's counters need the same to tell a thread's accesses apart.
-void race_runs(Fiber* f) {
-  if (f && f->tid >= 0)
-    profile::run_thread(f->tid, f->region + kPage, f->region_size - kPage);
-  else
-    profile::run_thread(-1, nullptr, 0);
-}
-#else
-void race_runs(Fiber*) {}
-#endif
-
 }  // namespace
-
-// Switches from `from` to `to` (nullptr stands for the worker's scheduler). Fibers switch
-// straight to the next fiber to run; only when none can run does control go back to the
-// scheduler. Returns when something switches back to `from`.
-void switch_to(Worker& w, Fiber* from, Fiber* to) {
-  w.current = to;
-  if (to && to->tid >= 0) threadIdx = w.index[to->tid];
-  race_runs(to);
-#if defined(CUDALAB_CPU_ASAN)
-  void** fake = from ? &from->fake_stack : &w.main_fake_stack;
-  if (to)
-    __sanitizer_start_switch_fiber(fake, to->region + kPage, to->region_size - kPage);
-  else
-    __sanitizer_start_switch_fiber(fake, w.main_stack_bottom, w.main_stack_size);
-#endif
-#if defined(CUDALAB_CPU_OWN_SWITCH)
-  cudalab_cpu_switch(from ? &from->sp : &w.scheduler_sp, to ? to->sp : w.scheduler_sp);
-#else
-  note_switched_from(w, ctx::jump_fcontext(to ? to->context : w.scheduler, from));
-#endif
-#if defined(CUDALAB_CPU_ASAN)
-  __sanitizer_finish_switch_fiber(*fake, nullptr, nullptr);
-#endif
-  w.current = from;
-}
-
-// The running fiber cannot go on (its thread waits, or it has no thread): run the next one.
-void yield_fiber(Worker& w, Fiber* self) {
-  Fiber* next = pick_next(w);
-  if (next == self) {  // the barrier this thread completed released it first
-    if (self->tid >= 0) threadIdx = w.index[self->tid];
-    return;
-  }
-  switch_to(w, self, next);
-}
 
 namespace {
 
