@@ -97,7 +97,7 @@ void start_fiber(Fiber* f) {
 #if defined(CUDALAB_CPU_OWN_SWITCH)
   // Each stack's top sits at another cache line of its page (f->color): page-aligned tops would
   // all fall in the same cache sets, and a barrier switches through every thread's top in turn
-  // (1024-thread tree sum: 4.5 s of CPU before, against HIP-CPU's 1.6 s; tests/cpu/bench_hipcpu.cu).
+  // (1024-thread tree sum: 4.5 s of CPU before, against HIP-CPU's 1.6 s; make bench-hipcpu).
   auto top = reinterpret_cast<uintptr_t>(f->region + f->region_size - f->color) & ~uintptr_t(15);
   auto* words = reinterpret_cast<void**>(top);
   words[-1] = nullptr;  // fiber_main's "return address": ends backtraces
