@@ -134,12 +134,15 @@ $(2)/emulator/%.o: harness/runner/emulator/%.cpp $(2)/flags | cpu-deps
 	@mkdir -p $$(@D)
 	$(SAY) "build harness/runner/emulator/$$*.cpp$(if $(filter-out plain,$(1)), ($(1)))"
 	$(Q)$(CPU_CXX) $(CPU_COMMON) $(CPU_EMU_$(1)) $(CPU_RUN_INCLUDES) $$(CPU_BOOST_INCLUDE) -c $$< -o $$@
+# Both made afresh, as the checker's below: a removed or renamed source's old object would stay
+# in the archive (emulator.cpp's, split into fibers.cpp, block.cpp, ...), defining what the new
+# objects define, and the linker may pick it.
 $(2)/lib/libcudalab_run.a: $(patsubst harness/%.cpp,$(2)/obj/%.o,$(CPU_RUN_SRCS))
 	@mkdir -p $$(@D)
-	$(Q)ar rcs $$@ $$^
+	$(Q)rm -f $$@ && ar rcs $$@ $$^
 $(2)/lib/libcudalab_cpu.a: $(patsubst harness/runner/emulator/%.cpp,$(2)/emulator/%.o,$(CPU_EMU_SRCS))
 	@mkdir -p $$(@D)
-	$(Q)ar rcs $$@ $$^
+	$(Q)rm -f $$@ && ar rcs $$@ $$^
 # A .cu file, rewritten for g++: the launch syntax and extern __shared__ (see rewrite.pl).
 $(2)/gen/%.cpp: %.cu harness/runner/emulator/rewrite.pl
 	@mkdir -p $$(@D)

@@ -79,7 +79,7 @@ try_cxx() {  # $1 name, $2 link flags; the program on stdin
 }
 works() {
   case "$1" in
-    # What the emulator uses (harness/runner/emulator/emulator.cpp): the system's, else the unpacked copy.
+    # What the emulator uses (harness/runner/emulator/fibers.cpp): the system's, else the unpacked copy.
     boost-context) cat > "$tmp/boost-context.in" <<'EOF'
 #include <boost/context/detail/fcontext.hpp>
 namespace ctx = boost::context::detail;
@@ -154,7 +154,7 @@ fetch_boost_context() {
   [ -n "$lib" ] || return 1
   # The headers: those that the emulator's Boost includes pull in, as the preprocessor finds them.
   inc="$w/root/usr/include"
-  { grep -h '^#include <boost/' harness/runner/emulator/*.cpp 2>/dev/null; echo '#include <boost/context/detail/fcontext.hpp>'; } > "$w/uses.cpp"
+  { grep -h '^#include <boost/' harness/runner/emulator/*.cpp harness/runner/emulator/*.h 2>/dev/null; echo '#include <boost/context/detail/fcontext.hpp>'; } > "$w/uses.cpp"
   (cd "$inc" && $CXX -std=c++20 -M -I. "$w/uses.cpp") 2>>"$log" | tr ' \\' '\n\n' |
     sed -n 's|^\./||; /^boost\//p' | sort -u > "$w/headers"
   [ -s "$w/headers" ] || return 1

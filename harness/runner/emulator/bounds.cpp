@@ -7,7 +7,7 @@
 // -fsanitize=bounds, which makes g++ test every index of an array whose size it knows (static
 // __shared__ arrays, local arrays, fixed arrays in structs; never a pointer, an extern __shared__
 // area or a struct's trailing array) and call the handlers below when one is out of range. As
-// race.cpp defines ThreadSanitizer's hooks, this file defines UBSan's (no libubsan is linked):
+// race.cpp defines ThreadSanitizer's hooks (tsan_hooks.h), this file defines UBSan's (no libubsan is linked):
 // inside a kernel the thread stops and the launch fails as a fault would, naming the line, the
 // index and the array's type.
 #if defined(CUDALAB_CPU_RACE)

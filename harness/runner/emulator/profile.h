@@ -2,7 +2,8 @@
 //
 // Lab code is compiled with -fsanitize=thread, as for CHECK=race, which makes the compiler call
 // __tsan_read4, __tsan_write16, __tsan_atomic32_fetch_add, ... at every memory access; profile.cpp
-// defines those hooks (race.cpp does in the race build: one build has one set). It groups the
+// defines those hooks (race.cpp does in the race build: one build has one set; both through the
+// one table in tsan_hooks.h). It groups the
 // accesses of a warp's lanes into warp requests, as a GPU's load/store unit would: the same
 // instruction (the hook's caller), between the same two __syncthreads(), the k-th time each lane
 // executes it. Per request it counts what a GPU would do: global memory's 32-byte sectors against

@@ -2,7 +2,7 @@
 //
 // Lab code is compiled with -fsanitize=thread, which makes the compiler call __tsan_read4,
 // __tsan_atomic32_fetch_add, ... around every memory access; race.cpp defines those hooks
-// itself (no libtsan). It keeps a shadow word per 4 bytes of memory a kernel touches (the last
+// itself (no libtsan; the table of hooks is tsan_hooks.h, the profile build's too). It keeps a shadow word per 4 bytes of memory a kernel touches (the last
 // write and a read since it: which CUDA thread, which line, whether atomic, the block's clock)
 // and reports two accesses to the same memory by different CUDA threads, at least one a
 // write, not both atomic, with nothing between them that orders them:

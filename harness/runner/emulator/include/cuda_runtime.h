@@ -1,7 +1,7 @@
 // cudalab CPU backend: this header stands in for the CUDA runtime when g++ builds a lab.
 //
 // Kernels become ordinary C++ functions; every CUDA thread runs as a fiber on a worker
-// thread (harness/runner/emulator/emulator.cpp). The built-in indices are per-worker variables that the
+// thread (harness/runner/emulator/fibers.cpp). The built-in indices are per-worker variables that the
 // scheduler sets before it resumes a fiber, and __shared__ becomes per-worker storage.
 // Nothing here talks to a GPU and libcudart is not linked.
 #pragma once
@@ -235,7 +235,7 @@ extern __thread dim3 blockDim;
 extern __thread dim3 gridDim;
 constexpr int warpSize = 32;
 
-// ---- The emulator's interface (harness/runner/emulator/emulator.cpp) ---------------------------------
+// ---- The emulator's interface (harness/runner/emulator: launch.cpp, barriers.cpp, warps.cpp) -----------
 namespace cudalab_cpu {
 
 // Where a kernel launch was written (filled in by the launch rewrite).
