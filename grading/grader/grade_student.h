@@ -1,5 +1,8 @@
 // Grading one student, in two stages so that builds (one per core) and runs (one at a time
-// per GPU) can be scheduled apart: prepare_and_build, then run_and_finish.
+// per GPU) can be scheduled apart: prepare_and_build, then run_and_finish. With the emulator's
+// part later (EmulatorStep::Later), emulate runs it apart and merge_emulator_verdicts takes it in.
+// Each stage is a short sequence (grade_student.cpp); its steps are in the files named for them:
+// build_submission.h, emulator_run.h, checker_run.h, run_report.h, student_jail.h.
 #pragma once
 #include <string>
 

@@ -18,11 +18,14 @@ namespace grading {
 // (their build writes there), by the grader otherwise.
 void fresh_dir(const fs::path& dir, std::optional<uid_t> uid, mode_t mode);
 
+// The uid student `index` builds and runs as (uid_base + index), or none when nothing is jailed.
 std::optional<uid_t> student_uid(const GradingContext& ctx, unsigned index);
 
 // What the student may see of the grader's paths in their logs: nothing.
 std::string without_grader_paths(std::string log, const GradingContext& ctx, const fs::path& dir);
 
+// The whole environment of a build or a run (nothing of the grader's leaks in): PATH `path`, HOME
+// and TMPDIR `home`, a UTF-8 locale, and the grader's LD_LIBRARY_PATH and ctx.build_env.
 std::vector<std::string> base_env(const GradingContext& ctx, const fs::path& home, const std::string& path);
 
 // One command of a student's build, in their jail: their uid, their folder, the course's build
