@@ -40,8 +40,12 @@ std::map<std::string, std::string> pseudonyms(const fs::path& grades, const std:
 }
 
 void write_class_report(const fs::path& repo, const fs::path& grades) {
-  const fs::path script = repo / "grading" / "report" / "class_report.py";
-  if (!fs::exists(script)) return;
+  const fs::path script = repo / "grading" / "class_report" / "class_report.py";
+  if (!fs::exists(script)) {
+    // Said, never silent: a moved script once left every class without its report unnoticed.
+    std::cerr << "grader: no class report: " << script.string() << " is not in this checkout\n";
+    return;
+  }
   const std::string script_s = script.string(), grades_s = grades.string();
   char* argv[] = {const_cast<char*>("python3"), const_cast<char*>(script_s.c_str()),
                   const_cast<char*>(grades_s.c_str()), nullptr};
@@ -55,7 +59,7 @@ void write_class_report(const fs::path& repo, const fs::path& grades) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     std::cerr << "grader: the class report could not be made (above); the grades are complete without it. Again by "
-                 "hand: python3 grading/report/class_report.py "
+                 "hand: python3 grading/class_report/class_report.py "
               << grades_s << "\n";
 }
 

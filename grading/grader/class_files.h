@@ -23,7 +23,7 @@ void keep_source_copy(const GradingContext& ctx, const std::filesystem::path& gr
 std::map<std::string, std::string> pseudonyms(const std::filesystem::path& grades,
                                               const std::vector<StudentResult>& all);
 
-// Runs grading/report/class_report.py on the grades folder (report.html beside summary.json).
+// Runs grading/class_report/class_report.py on the grades folder (report.html beside summary.json).
 // A report that cannot be made is said on stderr; it never fails the grading.
 void write_class_report(const std::filesystem::path& repo, const std::filesystem::path& grades);
 

@@ -28,7 +28,7 @@ struct Config {
   // GPU to themselves); on the CPU backend, at once on the machine. 0: chosen from the cores
   // and memory (grader.cpp, parallel_run_slots).
   unsigned parallel_runs = 0;
-  bool class_report = true;  // run grading/report/class_report.py at the end
+  bool class_report = true;  // run grading/class_report/class_report.py at the end
   // --emulator-verdicts: the checks only the CPU backend's emulator can judge (barriers, races;
   // the report's "judged_by": "emulator"). "auto": each file is also built for the CPU backend
   // under its race detector and those checks' verdicts come from an emulator run of it, so a file

@@ -6,6 +6,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "build_submission.h"
+#include "checker_run.h"
+#include "emulator_run.h"
+#include "run_report.h"
 #include "results/emulator_verdicts.h"
 #include "results/lab_report.h"
 #include "safe_io/files.h"

@@ -8,8 +8,8 @@
 // times the reference and the harness's naive kernel together (the speed scale's two ends), so
 // a student's run no longer pays for a baseline runner of its own.
 //
-// Pure bookkeeping, no processes: the grader (grader.cpp) runs the jobs in order() and reports
-// each end here; the caller locks.
+// Pure bookkeeping, no processes: the grader's timing queue (grader/timing_queue.cpp) runs the
+// jobs in order() and reports each end here; the caller locks.
 #pragma once
 #include <cstddef>
 #include <optional>

@@ -29,7 +29,7 @@
 #include "child_process.h"
 #include "leftovers.h"
 #include "shipped_stub.h"
-#include "grader/grade_student.h"
+#include "grader/student_jail.h"
 #include "safe_io/files.h"
 
 using namespace grading;

@@ -6,7 +6,9 @@
 
 #include "grader/discover.h"
 #include "grader/emulator_meeting.h"
+#include "grader/build_submission.h"
 #include "grader/grade_student.h"
+#include "grader/run_report.h"
 #include "grader/source_text.h"
 #include "grader/static_rules.h"
 #include "grader/verdict_frame.h"
