@@ -9,10 +9,11 @@ own business and is left out).
 
 usage: call_loops.py OBJECT... ; prints each loop and exits 1 when there is one, else one PASS
 line naming what it read."""
-import collections
 import os
 import subprocess
 import sys
+
+from include_walls import strongly_connected
 
 
 def symbols(obj):
@@ -38,41 +39,8 @@ def call_graph(objects):
 
 
 def loops(graph):
-    """The graph's strongly connected parts of two files or more (Tarjan's algorithm, iterative)."""
-    index, low, on_stack, stack, found = {}, {}, set(), [], []
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                part = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    part.append(top)
-                    if top == node:
-                        break
-                if len(part) > 1:
-                    found.append(sorted(part))
-    return found
+    """The graph's strongly connected parts of two files or more (the include walls' own finder)."""
+    return [part for part in strongly_connected(graph) if len(part) > 1]
 
 
 def main(objects):
