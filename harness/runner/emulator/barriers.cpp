@@ -1,12 +1,6 @@
 // cudalab CPU backend: __syncthreads(): a barrier's release in the schedule's order, or why it
 // cannot be released (emulator_internal.h: the emulator's other files).
-#include "emulator_internal.h"
-#if defined(CUDALAB_CPU_RACE)
-#include "race.h"
-#endif
-#if defined(CUDALAB_CPU_PROFILE)
-#include "profile.h"
-#endif
+#include "emulator_internal.h"  // (with race.h or profile.h in those builds)
 
 #include <algorithm>
 #include <bit>

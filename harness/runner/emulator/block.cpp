@@ -1,12 +1,6 @@
 // cudalab CPU backend: one block from its start to its end on a worker, which fiber runs next,
 // and the order a launch's blocks start in (emulator_internal.h: the emulator's other files).
-#include "emulator_internal.h"
-#if defined(CUDALAB_CPU_RACE)
-#include "race.h"
-#endif
-#if defined(CUDALAB_CPU_PROFILE)
-#include "profile.h"
-#endif
+#include "emulator_internal.h"  // (with race.h or profile.h in those builds)
 
 #include <pthread.h>
 

@@ -2,13 +2,7 @@
 // (schedule.cpp) or run_host_code (faults.cpp): workers, failures and notes, observers, the
 // guarded memory, what to read before the lockdown (emulator_internal.h: the emulator's other files).
 #include "arena.h"
-#include "emulator_internal.h"
-#if defined(CUDALAB_CPU_RACE)
-#include "race.h"
-#endif
-#if defined(CUDALAB_CPU_PROFILE)
-#include "profile.h"
-#endif
+#include "emulator_internal.h"  // (with race.h or profile.h in those builds)
 
 #include <algorithm>
 

@@ -9,13 +9,7 @@
 // __syncthreads or a warp operation) does the scheduler start another runner for the rest.
 // So a kernel without barriers costs one fiber per block, and stacks are only taken when a
 // kernel actually needs as many live threads as it has.
-#include "emulator_internal.h"
-#if defined(CUDALAB_CPU_RACE)
-#include "race.h"
-#endif
-#if defined(CUDALAB_CPU_PROFILE)
-#include "profile.h"
-#endif
+#include "emulator_internal.h"  // (with race.h or profile.h in those builds)
 
 #include <sys/mman.h>
 

@@ -1,13 +1,7 @@
 // cudalab CPU backend: a kernel launch (what <<<...>>> calls): the limits a GPU refuses a launch
 // past, the run on the worker pool, and its failure, returned as a GPU's runtime would
 // (emulator_internal.h: the emulator's other files).
-#include "emulator_internal.h"
-#if defined(CUDALAB_CPU_RACE)
-#include "race.h"
-#endif
-#if defined(CUDALAB_CPU_PROFILE)
-#include "profile.h"
-#endif
+#include "emulator_internal.h"  // (with race.h or profile.h in those builds)
 
 #include <cstdio>
 

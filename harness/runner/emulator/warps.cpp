@@ -1,9 +1,6 @@
 // cudalab CPU backend: warp operations (__syncwarp, shuffles, votes, match, reduce) as scheduler
 // waits, and volatile accesses in warp lockstep (emulator_internal.h: the emulator's other files).
-#include "emulator_internal.h"
-#if defined(CUDALAB_CPU_RACE)
-#include "race.h"
-#endif
+#include "emulator_internal.h"  // (with race.h in the race build)
 
 #include <algorithm>
 #include <bit>
