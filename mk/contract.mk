@@ -27,7 +27,7 @@ TEST_TARGETS += test-contract
 .PHONY: test-contract
 test-contract: $(CONTRACT_TOOL)
 	@echo "== the link contract: attacks refused, honest code accepted, on both backends"
-	@tests/contract/run_contract_tests.sh $(CONTRACT_TOOL) $(if $(shell command -v $(NVCC) 2>/dev/null),$(NVCC))
+	@tests/planted/run.py contract --tool $(CONTRACT_TOOL) --nvcc $(NVCC)
 
 # The boundary the OS and the runner hold (docs/link_contract.md): whole files the contract has
 # nothing to refuse in, run through the checks on this machine's backend: each attack stopped at
@@ -36,7 +36,7 @@ TEST_TARGETS += test-boundary
 .PHONY: test-boundary
 test-boundary: $(CONTRACT_TOOL) build/$(BACKEND)/check/lab3
 	@echo "== the boundary: attacks the contract cannot see, stopped at run time; honest files accepted ($(BACKEND))"
-	@tests/boundary/run_boundary_tests.sh $(BACKEND)
+	@tests/planted/run.py boundary --backend $(BACKEND)
 
 # The attackers graded as a class by the real grader, as root, on the CPU backend: one of each
 # route (the harness's internals, a C-library name, a host copy, the emulator's controls, a

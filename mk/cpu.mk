@@ -209,9 +209,9 @@ $(CPU_OUT)/fixtures/%: $(CPU_OUT)/gen/tests/fixtures/%.cpp $$(call cpu_entry_obj
 	$(Q)$(call judge_contract,$(call fixture_lab,$*),cpu,tests/fixtures/$*.cu,$@.o)
 	$(Q)$(CPU_CXX) $(CPU_LINK_plain) $@.o $(filter %.o %.a,$(wordlist 2,1000,$^)) $(CPU_RUNNER_WRAP) $(CPU_LIBS) -o $@
 
-# A fixture with a "// check: race" line is built as CHECK=race builds a lab (the race detector's
+# A fixture with a "// build: race" line is built as CHECK=race builds a lab (the race detector's
 # runner), whatever CHECK is now: its expected message is the detector's.
-CPU_RACE_FIXTURES := $(patsubst tests/fixtures/%.cu,%,$(shell grep -l '^// check: race' /dev/null $(wildcard tests/fixtures/lab*_*.cu)))
+CPU_RACE_FIXTURES := $(patsubst tests/fixtures/%.cu,%,$(shell grep -l '^// build: race' /dev/null $(wildcard tests/fixtures/lab*_*.cu)))
 CPU_RACE_RUN_OBJS := $(patsubst $(CPU_VARIANT)/%,$(CPU_OUT)/race/%,$(CPU_RUN_CPU_OBJS))
 $(addprefix $(CPU_OUT)/fixtures/,$(CPU_RACE_FIXTURES)): $(CPU_OUT)/fixtures/%: $(CPU_OUT)/race/gen/tests/fixtures/%.cpp \
     $$(CPU_OUT)/race/obj/lab_specs/lab$$(call fixture_lab,$$*)/runner_entry.o $(CPU_RACE_RUN_OBJS) $(CPU_OUT)/race/lib/libcudalab_run.a \
@@ -256,11 +256,11 @@ cpu-build-all: $(addprefix $(CPU_OUT)/check/,$(call cpu_checked,$(call cpu_lab_i
 # ---- Tests and benchmark -------------------------------------------------------------------
 CPU_UNIT := $(CPU_OUT)/tests/unit_tests
 
-# Each emulator fixture is built in the one variant its "// mode:" line names (plain, asan or
-# race; plain without the line), the one tests/emulator/run_fixtures.sh runs it in: building every
+# Each emulator fixture is built in the one variant its "// build:" line names (plain, asan or
+# race; plain without the line), the one tests/planted/run.py runs it in: building every
 # fixture in all three took 20 s of make test's CPU for runners nothing ran.
 CPU_FIXTURES := $(patsubst tests/emulator/fixtures/%.cu,%,$(wildcard tests/emulator/fixtures/*.cu))
-CPU_FIXTURE_MODES := $(shell grep -H '^// mode:' /dev/null $(wildcard tests/emulator/fixtures/*.cu) | sed 's|^tests/emulator/fixtures/\(.*\)\.cu:// mode: *\([a-z]*\).*|\2/\1|')
+CPU_FIXTURE_MODES := $(shell grep -H '^// build:' /dev/null $(wildcard tests/emulator/fixtures/*.cu) | sed 's|^tests/emulator/fixtures/\(.*\)\.cu:// build: *\([a-z]*\).*|\2/\1|')
 cpu_fixture_in = $(patsubst $(1)/%,%,$(filter $(1)/%,$(CPU_FIXTURE_MODES)))
 cpu-fixtures: $(addprefix $(CPU_OUT)/tests/fixtures/,$(filter-out $(call cpu_fixture_in,asan) $(call cpu_fixture_in,race),$(CPU_FIXTURES))) \
               $(addprefix $(CPU_OUT)/asan/tests/fixtures/,$(call cpu_fixture_in,asan)) \
@@ -276,7 +276,7 @@ test-cpu: $(CPU_UNIT) $(CPU_OUT)/asan/tests/unit_tests $(CPU_OUT)/race/tests/uni
 	@tools/test/expected_output.sh build/tests/logs/cpu-unit-asan.log $(CPU_OUT)/asan/tests/unit_tests
 	@tools/test/expected_output.sh build/tests/logs/cpu-unit-race.log $(CPU_OUT)/race/tests/unit_tests
 	@! grep "data race" build/tests/logs/cpu-unit-race.log || { echo "   the race detector found races in the emulator's own tests (above)"; exit 1; }
-	@tests/emulator/run_fixtures.sh $(CPU_OUT)
+	@tests/planted/run.py emulator --build $(CPU_OUT)
 	@tests/emulator/compile_errors.sh
 
 bench-cpu: $(CPU_OUT)/tests/bench

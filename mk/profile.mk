@@ -55,7 +55,7 @@ test-profile: $(addprefix $(PROFILE_DIR)/variants/,$(PROFILE_VARIANTS)) \
               $(foreach l,$(PROFILE_VARIANT_LABS),$(PROFILE_DIR)/solutions/lab$(l)-runner $(CPU_OUT)/check/lab$(l)) \
               $(CPU_OUT)/check/profile-ncu
 	@echo "== PROFILE=1 on the CPU backend: known-slow variants named, references quiet"
-	@tests/profile/run_variants.sh $(CPU_OUT)
+	@tests/planted/run.py profile --build $(CPU_OUT)
 	@echo "== PROFILE=1's GPU digest over real Nsight Compute reports (tests/profile/ncu)"
 	@tests/profile/ncu/run.sh $(CPU_OUT)/check/profile-ncu
 

@@ -1,6 +1,6 @@
 // Known slow: thread 0 of each block adds the block's elements in a loop while the other 255
 // threads wait. Right, but one lane of 32 works.
-// expect-first: divergent warps
+// expect-message: divergent warps
 #include <cuda_runtime.h>
 
 #include "cudalab/lab1.h"

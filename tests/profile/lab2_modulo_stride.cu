@@ -1,6 +1,6 @@
 // Known slow: lab 1's interleaved `%` stride in shared memory: at each step only the threads
 // whose index is a multiple of 2s work, scattered over every warp.
-// expect-first: divergent warps
+// expect-message: divergent warps
 #include <cuda_runtime.h>
 
 #include "cudalab/lab2.h"

@@ -1,6 +1,6 @@
 // Known slow: the reference's levels, but each thread loads one float (4 bytes) at a time where
 // the reference loads float4s (16 bytes): four times the load instructions for the same bytes.
-// expect-first: narrow loads
+// expect-message: narrow loads
 #include <cuda_runtime.h>
 
 #include "cudalab/lab3.h"

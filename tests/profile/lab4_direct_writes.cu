@@ -1,6 +1,6 @@
 // Known slow: the naive transpose, no tile: reads along a row are coalesced, but a warp's writes
 // go down a column, 32 lanes to 32 different sectors.
-// expect-first: uncoalesced
+// expect-message: uncoalesced
 #include <cuda_runtime.h>
 
 #include "cudalab/lab4.h"

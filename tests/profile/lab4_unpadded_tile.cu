@@ -1,6 +1,6 @@
 // Known slow: the reference's tiled transpose without the padding column: reading a column of a
 // [32][32] float tile puts all 32 lanes of a warp in one bank.
-// expect-first: bank conflicts
+// expect-message: bank conflicts
 #include <cuda_runtime.h>
 
 #include "cudalab/lab4.h"

@@ -3,7 +3,7 @@
 // fetches a 32 x 32 tile once into shared memory and every value then serves 32 threads.
 // The loads themselves are coalesced (a warp reads one word of A, a broadcast, and 32
 // neighbouring words of B): what is missing is reuse.
-// expect-first: data reuse from global memory is the limiter
+// expect-message: data reuse from global memory is the limiter
 #include <cuda_runtime.h>
 
 #include "cudalab/lab5.h"

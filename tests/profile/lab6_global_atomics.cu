@@ -1,7 +1,7 @@
 // Known slow: no privatization. Every thread adds each of its bytes straight into the global
 // histogram with its own atomicAdd: one global atomic per byte, all on 256 addresses, where the
 // reference counts into shared memory and sends 256 atomics per block.
-// expect-first: atomics on one address
+// expect-message: atomics on one address
 #include <cuda_runtime.h>
 
 #include "cudalab/lab6.h"

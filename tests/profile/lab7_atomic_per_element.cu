@@ -1,6 +1,6 @@
 // Known slow: every thread adds each of its elements to the total with its own atomicAdd: one
 // atomic per element, all on one address.
-// expect-first: atomics on one address
+// expect-message: atomics on one address
 #include <cuda_runtime.h>
 
 #include "cudalab/lab7.h"

@@ -1,6 +1,6 @@
 // Known slow: the reference's kernel on a fixed grid of 16 blocks: an H100 has 132 SMs, and 116
 // of them get nothing to do.
-// expect-first: too few blocks
+// expect-message: too few blocks
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 // each block takes a whole tile (the bar is still -infinity), and at the profiled size (2^16
 // elements, one tile a block) that is every merge; on a GPU at the timed size it is the first
 // of few (not yet measured).
-// expect-first: divergent warps are the limiter
+// expect-message: divergent warps are the limiter
 #include <cuda_runtime.h>
 
 #include <climits>

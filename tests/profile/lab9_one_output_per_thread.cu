@@ -2,7 +2,7 @@
 // (so global memory is used well enough), but each thread computes one element of C: for every
 // multiply-add it reads two values from shared memory, where the reference's threads hold a
 // 16 x 8 patch of C in registers and multiply each value they read by 8 or 16 others.
-// expect-first: data reuse from shared memory is the limiter
+// expect-message: data reuse from shared memory is the limiter
 #include <cuda_runtime.h>
 
 #include "cudalab/lab9.h"

@@ -1,7 +1,10 @@
 // Attack: the answer computed on the host. Copy the input back with cudaMemcpy, sum it there,
 // write the sum's four bytes with cudaMemset, and launch one empty kernel for the launch record.
 // The runner refuses the copy at the call (it is not device to device), so there is nothing to sum.
-// expect: wrong_values was refused and did not happen
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: wrong_values
+// expect-message: was refused and did not happen
 #include <cstdlib>
 #include <cstring>
 #include "cudalab/lab3.h"

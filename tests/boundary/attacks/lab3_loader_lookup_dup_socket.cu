@@ -1,5 +1,8 @@
 // Attack: point stdout at the checker's socket (dup2 onto descriptor 3) to write frames of its own.
-// expect: forbidden_call copy a file descriptor
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: forbidden_call
+// expect-message: copy a file descriptor
 #include <cstdio>
 #include <cstring>
 #include <elf.h>

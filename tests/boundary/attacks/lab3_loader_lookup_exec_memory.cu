@@ -1,5 +1,8 @@
 // Attack: make executable memory (mmap with PROT_EXEC), found by hand: code the checks never saw.
-// expect: forbidden_call map memory that is executable
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: forbidden_call
+// expect-message: map memory that is executable
 #include <cstdio>
 #include <cstring>
 #include <elf.h>

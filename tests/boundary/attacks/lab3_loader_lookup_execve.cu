@@ -1,5 +1,8 @@
 // Attack: run another program in place of the runner (execve found by hand), one that prints a forged reply.
-// expect: forbidden_call run a program
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: forbidden_call
+// expect-message: run a program
 #include <cstdio>
 #include <cstring>
 #include <elf.h>

@@ -1,5 +1,8 @@
 // Attack: start a process through fork(), found by hand in the C library (no name in the object).
-// expect: forbidden_call start a process
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: forbidden_call
+// expect-message: start a process
 #include <cstdio>
 #include <cstring>
 #include <elf.h>

@@ -1,5 +1,8 @@
 // Attack: signal the checker (its parent) to stop it, through kill() found by hand.
-// expect: forbidden_call find its parent process
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: forbidden_call
+// expect-message: find its parent process
 #include <cstdio>
 #include <cstring>
 #include <elf.h>

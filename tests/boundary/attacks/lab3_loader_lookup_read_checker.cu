@@ -1,5 +1,8 @@
 // Attack: read the checker's memory (its references, its seeds) with process_vm_readv, found by hand.
-// expect: forbidden_call read another process
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: forbidden_call
+// expect-message: read another process
 #include <cstdio>
 #include <cstring>
 #include <elf.h>

@@ -1,5 +1,8 @@
 // Attack: stop another process (pid 1 here: in the grader, the jail's first process) with kill() found by hand.
-// expect: forbidden_call signal another process
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: forbidden_call
+// expect-message: signal another process
 #include <cstdio>
 #include <cstring>
 #include <elf.h>

@@ -1,5 +1,8 @@
 // Attack: open a network connection (socket), found by hand: send the inputs out, or fetch an answer.
-// expect: forbidden_call open a network connection
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: forbidden_call
+// expect-message: open a network connection
 #include <cstdio>
 #include <cstring>
 #include <elf.h>

@@ -1,7 +1,10 @@
 // Attack: lift the CPU backend's protection of device memory (PROT_NONE while host code runs)
 // with mprotect found by hand in the C library, read the input on the host, sum it there, and
 // write the sum with cudaMemset beside one empty kernel.
-// expect: forbidden_call change memory's protection
+// expect-exit: 1
+// expect-passed: none
+// expect-cause: forbidden_call
+// expect-message: change memory's protection
 // backends: cpu
 #include <sys/mman.h>
 #include <cstdio>

@@ -1,6 +1,8 @@
 // Attack: a raw system call from inline assembly (no name for the link contract to read): open
 // a file of the grader's and read the answer there.
-// expect: system_call_instruction a system-call instruction
+// expect-exit: 1
+// expect-cause: system_call_instruction
+// expect-message: a system-call instruction
 // backends: cuda (the CPU backend does not compile assembly at all)
 #include "cudalab/lab3.h"
 __global__ void sum_kernel(const float* in, float* out, size_t n) {

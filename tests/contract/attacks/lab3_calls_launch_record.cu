@@ -1,6 +1,8 @@
 // Attack: call the runner's own launch-record functions, so an empty kernel plus a host loop
 // looks like GPU work. The runner's internals are not on any lab's list.
-// expect: calls_outside_contract cudalab::run::record_launch
+// expect-exit: 1
+// expect-cause: calls_outside_contract
+// expect-message: cudalab::run::record_launch
 #include "cudalab/lab3.h"
 namespace cudalab::run {
 void record_launch(const char* kernel, const unsigned grid[3], const unsigned block[3], unsigned long shared);

@@ -1,6 +1,8 @@
 // Attack: run code before the harness's main (a constructor that allocates and keeps device
 // memory of its own, or hooks anything else): no code of the file's own runs before main.
-// expect: runs_before_main cudaMalloc
+// expect-exit: 1
+// expect-cause: runs_before_main
+// expect-message: cudaMalloc
 #include "cudalab/lab3.h"
 static float* stash = nullptr;
 __attribute__((constructor)) static void early() { cudaMalloc(&stash, 1 << 20); }

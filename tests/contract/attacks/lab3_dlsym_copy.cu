@@ -1,5 +1,7 @@
 // Attack: look up a copy function at run time, by a name no linker sees.
-// expect: calls_outside_contract dlsym
+// expect-exit: 1
+// expect-cause: calls_outside_contract
+// expect-message: dlsym
 #include <dlfcn.h>
 #include "cudalab/lab3.h"
 __global__ void nothing() {}

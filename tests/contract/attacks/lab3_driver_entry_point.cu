@@ -1,5 +1,7 @@
 // Attack: reach the driver API's copy through the runtime's entry-point lookup.
-// expect: calls_outside_contract cudaGetDriverEntryPoint
+// expect-exit: 1
+// expect-cause: calls_outside_contract
+// expect-message: cudaGetDriverEntryPoint
 // backends: cuda (the CPU backend has no driver API: there the file does not compile)
 #include "cudalab/lab3.h"
 __global__ void put(float* d_sum, float v) { *d_sum = v; }

@@ -1,7 +1,9 @@
 // Attack: define the runtime's event timing through a token-pasting macro, so that no line of
 // the file names it, and report any time. The contract judges the compiled object, so the
 // macro changes nothing, on either backend.
-// expect: defines_reserved_name cudaEventElapsedTime
+// expect-exit: 1
+// expect-cause: defines_reserved_name
+// expect-message: cudaEventElapsedTime
 #include "cudalab/lab3.h"
 #define PASTE(a, b) a##b
 #ifdef CUDALAB_BACKEND_CPU

@@ -1,6 +1,8 @@
 // Attack: an `extern "C" inline` function: the compiler's own kind of weak copy, but with a C
 // library's name (clock_gettime, which timing code calls).
-// expect: defines_reserved_name clock_gettime
+// expect-exit: 1
+// expect-cause: defines_reserved_name
+// expect-message: clock_gettime
 #include <ctime>
 #include "cudalab/lab3.h"
 extern "C" inline int clock_gettime(clockid_t, struct timespec* t) noexcept { t->tv_sec = 0; t->tv_nsec = 0; return 0; }

@@ -1,6 +1,8 @@
 // Attack: an inline member function with the mangled name of one of the runner's, hoping the
 // linker keeps this copy (a weak, COMDAT definition) for the runner too.
-// expect: defines_reserved_name cudalab::run::EntryArgs::scalar
+// expect-exit: 1
+// expect-cause: defines_reserved_name
+// expect-message: cudalab::run::EntryArgs::scalar
 #include "cudalab/lab3.h"
 namespace cudalab::run {
 struct EntryArgs {

@@ -1,7 +1,9 @@
 // Attack: stand in for a runtime call the runner makes while preparing a timed repetition,
 // and compute the answer there, outside the timed window. A lab file may call cudaMemset,
 // never define it.
-// expect: defines_reserved_name cudaMemset
+// expect-exit: 1
+// expect-cause: defines_reserved_name
+// expect-message: cudaMemset
 #include "cudalab/lab3.h"
 #ifdef CUDALAB_BACKEND_CPU
 cudaError_t cudaMemset(void* p, int value, size_t bytes) { return cudaSuccess; }

@@ -1,6 +1,8 @@
 // Attack: bring the input to the host with a copy the runner does not wrap (cudaMemcpy2D),
 // sum it there, and launch an empty kernel for show. No host copy is on any lab's list.
-// expect: calls_outside_contract cudaMemcpy2D
+// expect-exit: 1
+// expect-cause: calls_outside_contract
+// expect-message: cudaMemcpy2D
 #include <vector>
 #include "cudalab/lab3.h"
 __global__ void put(float* d_sum, float v) { *d_sum = v; }

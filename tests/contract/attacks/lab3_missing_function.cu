@@ -1,5 +1,7 @@
 // Not an attack, a slip: the lab function renamed. Told by name, before any link error.
-// expect: missing_lab_function lab3::multilevel_sum
+// expect-exit: 1
+// expect-cause: missing_lab_function
+// expect-message: lab3::multilevel_sum
 #include "cudalab/lab3.h"
 __global__ void nothing() {}
 namespace lab3 {

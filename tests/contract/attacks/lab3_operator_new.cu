@@ -1,5 +1,7 @@
 // Attack: replace the global operator new, which every allocation of the runner would then use.
-// expect: defines_reserved_name operator new
+// expect-exit: 1
+// expect-cause: defines_reserved_name
+// expect-message: operator new
 #include <cstdlib>
 #include <new>
 #include "cudalab/lab3.h"

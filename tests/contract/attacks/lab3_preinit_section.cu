@@ -1,6 +1,8 @@
 // Attack: place a function pointer in .preinit_array by hand, so it runs before every
 // constructor of the runner.
-// expect: foreign_section .preinit_array
+// expect-exit: 1
+// expect-cause: foreign_section
+// expect-message: .preinit_array
 #include "cudalab/lab3.h"
 static void early() {}
 __attribute__((section(".preinit_array"), used)) static void (*run_early)() = early;

@@ -1,8 +1,10 @@
 // Attack: hide a race from the CPU backend's race detector. The racy helper opts out of
 // -fsanitize=thread with an attribute, so the detector never sees its accesses; the sum is right
 // in-order and the race (two threads writing the same partial) goes unreported.
-// expect: race_detector_opt_out racy_add
-// backends: race (judged in the race-detector build only: the plain build has no hooks to leave out)
+// expect-exit: 1
+// expect-cause: race_detector_opt_out
+// expect-message: racy_add
+// backends: cpu (its race-detector build only: the plain build has no hooks to leave out)
 // build: race
 #include "cudalab/lab3.h"
 __attribute__((no_sanitize("thread"))) __device__ void racy_add(float* at, float v) { *at += v; }

@@ -1,5 +1,7 @@
 // Attack: talk to the operating system directly (here, write to the runner's reply socket).
-// expect: calls_outside_contract syscall
+// expect-exit: 1
+// expect-cause: calls_outside_contract
+// expect-message: syscall
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "cudalab/lab3.h"

@@ -5,7 +5,9 @@
 // below the reference's own 0.1 ms): it earned 75.31 of 78 points. The contract refuses the
 // definition on both backends; were it linked, the checker's clock would refuse the time (a
 // batch of calls takes its real time on that clock: checker/timing/timing_bound.h).
-// expect: defines_reserved_name cudaEventElapsedTime
+// expect-exit: 1
+// expect-cause: defines_reserved_name
+// expect-message: cudaEventElapsedTime
 #include "cudalab/lab3.h"
 
 #ifdef CUDALAB_BACKEND_CPU

@@ -1,6 +1,8 @@
 // Attack: a weak definition, which a linker keeps when nothing else defines the name and which
 // can stand in for a library's function.
-// expect: weak_definition gettimeofday
+// expect-exit: 1
+// expect-cause: weak_definition
+// expect-message: gettimeofday
 #include "cudalab/lab3.h"
 struct timeval;
 extern "C" __attribute__((weak)) int gettimeofday(struct timeval*, void*) { return 0; }

@@ -2,6 +2,7 @@
 // with cooperative groups (this_thread_block, tiled_partition<32>, cg::reduce, block.sync(),
 // the tiles' meta-group ranks) instead of raw shuffles and __syncthreads(). A correct lab 3 on
 // both backends (make cpu-lab-runner LAB=3 SRC=this file).
+// expect-exit: 0
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cuda_runtime.h>

@@ -1,7 +1,8 @@
-// build: race
+// build: plain race
 // Honest: what real students write and the contract used to refuse. A helper with a C library's
 // name but C++ parameters (an overload of the file's own), host new[]/delete[] and std::vector,
 // two streams of its own with events, and copies between its own device buffers.
+// expect-exit: 0
 #include <vector>
 #include "cudalab/lab3.h"
 

@@ -2,6 +2,7 @@
 // rounding allowance at its largest sizes on a GPU, which a multi-level sum keeps within)
 // Honest code the contract must accept: dynamic shared memory (extern __shared__, sized at the
 // launch), a warp shuffle, cudaDeviceSynchronize and cudaGetLastError after the launch.
+// expect-exit: 0
 #include "cudalab/lab3.h"
 
 __global__ void block_sum(const float* in, float* out, size_t n) {

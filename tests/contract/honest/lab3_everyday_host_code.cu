@@ -3,6 +3,7 @@
 // Honest code the contract must accept: a helper named cudaCheck, printf, std::vector and
 // std::max on the host, iostream, a template kernel, a static table, a __device__ global, an
 // occupancy query, cudaMalloc'd scratch of its own.
+// expect-exit: 0
 #include <algorithm>
 #include <cstdio>
 #include <iostream>

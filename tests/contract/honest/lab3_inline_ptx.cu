@@ -2,6 +2,7 @@
 // reduction written with shuffles). The CPU backend does not compile assembly, so this file is
 // for the GPU's build only.
 // backends: cuda
+// expect-exit: 0
 #include "cudalab/lab3.h"
 
 __device__ unsigned lane_id() {

@@ -1,8 +1,9 @@
 // Aggregated atomics with coalesced_threads(): the group of the lanes that took the branch,
 // which the emulator does not track. The kernel must not compile, with a message that says
 // what to use instead.
-// expect: coalesced_threads\(\) cannot run on the CPU backend
-// expect: BACKEND=cuda
+// expect-exit: nonzero
+// expect-match: coalesced_threads\(\) cannot run on the CPU backend
+// expect-match: BACKEND=cuda
 #include <cooperative_groups.h>
 
 namespace cg = cooperative_groups;

@@ -2,8 +2,9 @@
 // grid.sync(), block 0 adds them). The CPU backend cannot wait for every block at once: the
 // kernel must not compile, with a message that says why and what to do. (Including the header
 // and this_thread_block() compile: the other kernel here is fine.)
-// expect: a grid-wide sync cannot run on the CPU backend
-// expect: run on a GPU with BACKEND=cuda, or split the kernel into two launches
+// expect-exit: nonzero
+// expect-match: a grid-wide sync cannot run on the CPU backend
+// expect-match: run on a GPU with BACKEND=cuda, or split the kernel into two launches
 #include <cooperative_groups.h>
 
 #include "cudalab/lab3.h"

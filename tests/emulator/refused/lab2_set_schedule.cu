@@ -2,7 +2,8 @@
 // run again with threads and blocks in reverse order) fails, and a host function that switches
 // the probe off by putting the threads back in order, as the lab-facing headers used to allow.
 // They declare no emulator control any more: this file must not compile.
-// expect: set_schedule.*(is not a member of|was not declared)
+// expect-exit: nonzero
+// expect-match: set_schedule.*(is not a member of|was not declared)
 #include "cudalab/lab2.h"
 
 constexpr unsigned kThreads = 1024;

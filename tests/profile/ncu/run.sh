@@ -10,8 +10,8 @@ dir=$(dirname "$0")
 fail=0
 expect() {  # NAME WORDS OUTPUT
   case "$3" in
-    *"$2"*) echo "PASS profile-ncu $1: \"$2\"" ;;
-    *) echo "FAIL profile-ncu $1: wanted \"$2\" in:"; echo "$3"; fail=1 ;;
+    *"$2"*) echo "PASS  profile-ncu $1: \"$2\"" ;;
+    *) echo "FAIL  profile-ncu $1: wanted \"$2\" in:"; echo "$3"; fail=1 ;;
   esac
 }
 out=$("$digest" --elements 67108864 --yours "$dir/lab1_one_thread_per_block.csv" --reference "$dir/solution3.csv")
