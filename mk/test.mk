@@ -81,20 +81,21 @@ fixtures-cpu: $(call fixture_runners,cpu)
 fixtures-cuda: $(call fixture_runners,cuda)
 fixtures-%: FORCE
 	@mkdir -p build/$*/fixtures
-	@printf '%s\n' $(FIXTURE_SRCS) > build/$*/fixtures/list.txt
 .PHONY: FORCE
 FORCE:
 
 # The labs run where kernels can run: the GPU, else the CPU backend when it is built in.
 LAB_TEST_BACKEND := $(if $(filter cuda,$(BACKEND)),cuda,$(if $(wildcard mk/cpu.mk),cpu,none))
-# On the CPU backend in three processes side by side (tests/integration/run_shards.sh): one after
-# another they were make test's longest part, on one core. On a GPU in one: runs side by side
-# would share the GPU, and the fixtures that time their kernels would time each other's.
+# On the CPU backend three runs side by side (tests/integration/run_shards.sh; the planted bugs'
+# runner's -j): one after another they were make test's longest part, on one core. On a GPU one:
+# runs side by side would share the GPU, and the fixtures that time their kernels would time each other's.
 LAB_TEST_SHARDS := $(if $(filter cpu,$(LAB_TEST_BACKEND)),3,1)
 test-labs: $(TEST_OUT)/labs_test $(if $(filter none,$(LAB_TEST_BACKEND)),,$(LAB_TEST_BACKEND)-build-all fixtures-$(LAB_TEST_BACKEND))
 	@echo "== every solution, shipped stub and planted bug through the checks ($(LAB_TEST_BACKEND) backend)"
 	@CUDALAB_TEST_BACKEND=$(LAB_TEST_BACKEND) CUDALAB_TEST_BUILD=build/$(LAB_TEST_BACKEND) \
 	 tests/integration/run_shards.sh $(LAB_TEST_SHARDS) $(TEST_OUT)/labs_test ./$(TEST_OUT)/labs_test
+	@$(if $(filter none,$(LAB_TEST_BACKEND)),echo "SKIP  planted bugs: no GPU and no CPU backend to run them on",\
+	  tests/planted/run.py fixtures --backend $(LAB_TEST_BACKEND) -j $(LAB_TEST_SHARDS))
 
 # Timed batches through real CPU-backend runners (lab 4's solution and a planted bug): the drawn
 # elements of a sampled output come back, are checked, and a bad index is refused.
@@ -110,13 +111,19 @@ test-timed-batch: $(TEST_OUT)/timed_batch_test $(CPU_OUT)/solutions/lab4-runner 
 	@CUDALAB_TEST_BUILD=$(CPU_OUT) ./$<
 endif
 
+# The planted files' runner on itself: every key fails a run that breaks it, a misspelt key is refused.
+.PHONY: test-planted
+test-planted:
+	@echo "== the planted files' runner (tests/planted): each key can fail, unknown keys refused"
+	@tests/planted/planted_test.py
+
 # A renamed or removed source's old dependency file must not stop make (Makefile: live_deps).
 .PHONY: test-stale-deps
 test-stale-deps:
 	@echo "== stale dependency files (tests/build)"
 	@tests/build/stale_deps_test.sh
 
-TEST_TARGETS := test-unit test-build test-labs test-stale-deps $(TEST_TARGETS)
+TEST_TARGETS := test-unit test-build test-labs test-planted test-stale-deps $(TEST_TARGETS)
 # Two tiers. `make test` is the one you run while you work: the harness, the emulator, every lab's
 # checks over its solution, stub and planted bugs, the contract and the boundary, the profile, the
 # mutation sample, the class report, the walls and the style (about 17 CPU-minutes on 2 cores,

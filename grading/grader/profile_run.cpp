@@ -45,7 +45,7 @@ void add_profile(const GradingContext& ctx, unsigned index, StudentResult& r) {
   std::optional<JailSpec> jail = runner_jail(ctx, built, run_dir);
   if (jail) jail->gpu = false;  // the emulator: no GPU in its jail
   // Only the checks of one element run (the profile needs a correct call, not the whole suite;
-  // tests/profile/run_variants.sh does the same), then the two profile runners: the student's in
+  // tests/planted/run.py profile does the same), then the two profile runners: the student's in
   // their jail, the reference's (the course's own, built by the grader) without one.
   std::vector<std::string> args = check_args(ctx, r, dir, std::max(30.0, ctx.check_timeout));
   args.insert(args.end(), {"--no-timing", "--largest", "1", "--profile-runner", runner.string(), "--profile-reference",

@@ -3,8 +3,8 @@
 # (tests/contract/attacks: the link contract's; tests/boundary/attacks: stopped at run time) must
 # get 0 points and feedback that says why (a rule broken, or its checks failed); each honest file
 # (tests/contract/honest) and a copy of the reference solution must get every point; an attack the
-# operating system leaves with nothing ("// expect: pass", as tests/boundary reads it) is graded
-# as the honest code it then is: every check passed.
+# operating system leaves with nothing (its header says "// expect-exit: 0": every check passes
+# once its attempt is refused) is graded as the honest code it then is: every check passed.
 #   tests/contract/grade_attacks.sh GRADER BACKEND [names...]   (default: every contract attack)
 # Prints one PASS/FAIL line per student.
 set -u
@@ -27,12 +27,13 @@ source_of() {  # name -> its file
   done
 }
 honest=" "
-left_nothing=" "  # attacks the OS left with nothing to work with ("// expect: pass"): they run as honest code
+left_nothing=" "  # attacks the OS left with nothing to work with ("// expect-exit: 0"): they run as honest code
+header() { python3 tests/planted/header.py "$1" "$2" || exit 2; }  # the planted files' one reader
 for name in "${names[@]}"; do
   src=$(source_of "$name")
   case $src in */honest/*) honest="$honest$name ";; esac
-  grep -q '^// expect: pass' "$src" && left_nothing="$left_nothing$name "
-  only=$(sed -n 's|^// backends: \([a-z ]*\).*|\1|p' "$src" | head -n1)
+  case $src in */attacks/*) [ "$(header "$src" expect-exit)" = 0 ] && left_nothing="$left_nothing$name ";; esac
+  only=$(header "$src" backends | sed 's/(.*//')
   if [ -n "$only" ] && ! echo " $only " | grep -q " $backend "; then continue; fi
   mkdir -p "$class/$name" && cp "$src" "$class/$name/lab3_multilevel_sum.cu"
 done

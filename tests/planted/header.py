@@ -84,8 +84,9 @@ def words_before_reason(value):
     return value.split("(", 1)[0].split()
 
 
-def read_header(path, allowed=None):
-    """The file's header; `allowed` (a set of keys) refuses keys its folder does not judge."""
+def read_header(path, allowed=None, required=()):
+    """The file's header; `allowed` (a set of keys) refuses keys its folder does not judge, and each
+    key of `required` must be there (a file that states no verdict would pass whatever it did)."""
     values = {}
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -106,6 +107,9 @@ def read_header(path, allowed=None):
             if key in values and key not in REPEATED:
                 raise HeaderError(f"{path}:{number}: `{key}:` twice; only these keys repeat: {', '.join(sorted(REPEATED))}")
             values.setdefault(key, []).append(value)
+    for key in required:
+        if key not in values:
+            raise HeaderError(f"{path}: no `// {key}:` line: every planted file of its folder states it (tests/README.md)")
     check_values(path, values)
     return Header(path, values)
 

@@ -5,7 +5,7 @@
               tests/emulator/refused: a lab file that must not compile on the CPU backend
     contract  tests/contract/{attacks,honest}: the link contract judging the file's object, on each
               backend (nvcc's host object, the CPU backend's, and the race build's when asked)
-    boundary  tests/boundary/{attacks,honest} and tests/contract/honest: the runner built as a
+    boundary  tests/boundary/attacks and tests/contract/honest: the runner built as a
               student's is and run through the checker, where the operating system holds the line
     profile   tests/profile: PROFILE=1 beside the lab's reference; the output judged is the first
               sentence of the diagnosis
@@ -18,6 +18,7 @@ import glob
 import json
 import os
 import re
+import signal
 import subprocess
 import threading
 
@@ -35,7 +36,6 @@ FOLDER_KEYS = {
     "tests/contract/attacks": {"expect-exit", "expect-cause", "expect-message", "backends", "build"},
     "tests/contract/honest": {"expect-exit", "backends", "build", "boundary"},
     "tests/boundary/attacks": CHECKER_KEYS | {"expect-passed"},
-    "tests/boundary/honest": CHECKER_KEYS,
     "tests/profile": {"expect-message"},
 }
 
@@ -51,7 +51,9 @@ class Item:
 
 
 def headers_in(folder):
-    return [read_header(path, FOLDER_KEYS[folder]) for path in sorted(glob.glob(f"{folder}/*.cu"))]
+    # The profile's verdict is its words; everywhere else the exit status is stated first.
+    required = ["expect-message"] if folder == "tests/profile" else ["expect-exit"]
+    return [read_header(path, FOLDER_KEYS[folder], required) for path in sorted(glob.glob(f"{folder}/*.cu"))]
 
 
 def name_of(path):
@@ -65,15 +67,20 @@ def lab_of(path):
     return int(m.group(1))
 
 
-def run_process(argv, timeout, env=None, cwd=None):
-    """(exit status, stdout and stderr together, timed out)."""
-    try:
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
-                           env=env, cwd=cwd)
-        status = p.returncode if p.returncode >= 0 else 128 - p.returncode
-        return status, p.stdout.decode("utf-8", "replace"), False
-    except subprocess.TimeoutExpired as e:
-        return 124, (e.stdout or b"").decode("utf-8", "replace"), True
+def run_process(argv, timeout, env=None):
+    """(exit status, stdout and stderr together, timed out). A run past `timeout` is stopped with
+    everything it started (its own process group): a checker's runners must not outlive it."""
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                          start_new_session=True) as p:
+        try:
+            out, _ = p.communicate(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+            timed_out = True
+    status = 124 if timed_out else (p.returncode if p.returncode >= 0 else 128 - p.returncode)
+    return status, out.decode("utf-8", "replace"), timed_out
 
 
 def checker_outcome(lab, build, args, json_path, timeout=300):
@@ -218,7 +225,7 @@ def contract_outcome(tool, nvcc, path, build, work):
 
 def boundary_items(backend, build, work, largest):
     os.makedirs(work, exist_ok=True)
-    headers = headers_in("tests/boundary/attacks") + headers_in("tests/boundary/honest") + \
+    headers = headers_in("tests/boundary/attacks") + \
         [h for h in headers_in("tests/contract/honest") if not h.one("boundary", "").startswith("contract only")]
     items = []
     for h in headers:

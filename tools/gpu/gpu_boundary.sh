@@ -3,7 +3,7 @@
 # runner makes after its hello (the filter off), the reference solution's whole run with the
 # filter on (checks and timing, the documented `make solution3`), the student loop's time (the
 # lab file touched, `make solution3` again), and the boundary's attacks and honest files
-# (tests/boundary/run_boundary_tests.sh cuda). With BASE=DIR (an older checkout), the same loop
+# (tests/planted/run.py boundary --backend cuda). With BASE=DIR (an older checkout), the same loop
 # is timed there too, on the same machine, for the before and after.
 #   OUT=/tmp/out [BASE=.carry/base] [STAGES="loop syscalls boundary"] tools/gpu/gpu_boundary.sh
 set -u
@@ -38,5 +38,5 @@ if [[ $stages == *" syscalls "* ]]; then
 fi
 if [[ $stages == *" boundary "* ]]; then
   log "the boundary's attacks and honest files"
-  time tests/boundary/run_boundary_tests.sh cuda
+  time tests/planted/run.py boundary --backend cuda -j 1
 fi

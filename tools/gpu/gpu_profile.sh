@@ -160,7 +160,7 @@ variants() {
     local name lab want got
     name=$(basename "$src" .cu)
     lab=${name#lab}; lab=${lab%%_*}
-    want=$(sed -n 's|^// expect-first: *||p' "$src")
+    want=$(python3 tests/planted/header.py "$src" expect-message)
     got=$(digest "$lab" "build/cuda/profile-variants/$name" "build/cuda/solutions/lab$lab-runner" "$name" --first-sentence)
     case "$got" in *"$want"*) verdict=PASS ;; *) verdict=FAIL; fail=1 ;; esac
     printf '%s %-28s %s\n' "$verdict" "$name" "$got" | tee -a "$OUT/0-gpu-variants.txt"
