@@ -22,7 +22,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from header import HeaderError  # noqa: E402
-from judge import judge  # noqa: E402
+from judge import Outcome, judge  # noqa: E402
 import ways  # noqa: E402
 
 
@@ -53,23 +53,36 @@ def report(item, outcome, problems):
     return False
 
 
-def run_all(items, jobs):
-    """Every item judged, `jobs` at a time; the lines printed in the items' order."""
+def guarded(step):
+    """A step's Outcome, or one that names the runner's own failure: a FAIL of that file, never a lost line."""
+    try:
+        return step()
+    except Exception as e:
+        return Outcome(-1, f"the planted-file runner failed on it: {type(e).__name__}: {e}")
+
+
+def run_all(items, jobs, build_jobs):
+    """Every item's build made (`build_jobs` side by side, the one marked alone first), then every
+    item run and judged, `jobs` at a time; the lines printed in the items' order."""
+    built = {}
+    for item in items:
+        if item.build and item.alone_first:
+            built[id(item)] = guarded(item.build)
+    rest = [i for i in items if i.build and not i.alone_first]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, build_jobs)) as pool:
+        for item, failed in zip(rest, pool.map(lambda i: guarded(i.build), rest)):
+            built[id(item)] = failed
+
     def one(item):
-        try:
-            outcome = item.run()
-        except Exception as e:  # the runner's own failure is a FAIL of that file, named, never a lost line
-            from judge import Outcome
-            outcome = Outcome(-1, f"the planted-file runner failed on it: {type(e).__name__}: {e}")
-            return item, outcome, [outcome.text]
-        return item, outcome, judge(item.header, outcome, item.backend)
+        failed = built.get(id(item))
+        if failed is not None:
+            return item, failed, [failed.text.splitlines()[0]]
+        outcome = guarded(item.run)
+        return item, outcome, judge(item.header, outcome, item.backend) if outcome.exit_status != -1 else [outcome.text]
 
     ok = True
-    first = [i for i in items if i.alone_first]
-    for item in first:
-        ok &= report(*one(item))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for result in pool.map(one, [i for i in items if not i.alone_first]):
+        for result in pool.map(one, items):
             ok &= report(*result)
     return ok
 
@@ -79,8 +92,9 @@ def main():
     parser.add_argument("folder", choices=["fixtures", "emulator", "contract", "boundary", "profile"])
     parser.add_argument("--backend", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--build", help="the build folder (default build/BACKEND)")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-                        help="runs side by side (on a GPU give 1: timed runs would time each other)")
+    parser.add_argument("-j", "--jobs", type=int,
+                        help="runs side by side (default: one per core on the CPU backend, one on a GPU, where "
+                             "runs side by side would share it and timed runs would time each other)")
     parser.add_argument("--tool", default="build/contract/cudalab-contract", help="the link contract's tool")
     parser.add_argument("--nvcc", help="nvcc, for the contract's GPU objects (skipped when absent)")
     parser.add_argument("--largest", type=int, default=5000000, help="the boundary's largest check on the CPU backend")
@@ -91,7 +105,9 @@ def main():
         if not items:
             print(f"FAIL  {args.folder}: no planted files found (run from the repository's root)")
             return 1
-        return 0 if run_all(items, args.jobs) else 1
+        cores = os.cpu_count() or 1
+        jobs = args.jobs or (1 if args.backend == "cuda" else cores)
+        return 0 if run_all(items, jobs, build_jobs=cores) else 1
     except HeaderError as e:
         print(f"FAIL  {args.folder}: {e}")
         return 2

@@ -60,9 +60,10 @@ checker 3 build/cuda/solutions/lab3-runner --seed 2026 --no-timing > /dev/null 2
 echo "lab 3 reference, every check, no timing: $(( ($(date +%s%N) - s) / 1000000 )) ms"
 
 if [ "$mode" = quick ] || [ "$mode" = final ]; then
-  log "lab integration tests (every solution, stub and planted-bug fixture)"
+  log "lab integration tests (every solution and stub; every planted-bug fixture)"
   timeout 300 make -j16 BACKEND=cuda test-labs > "$OUT/logs/test_labs.log" 2>&1
-  echo "make test-labs: exit $?"; grep -E "test cases|assertions|ERROR|CHECK\(|REQUIRE|no check message" "$OUT/logs/test_labs.log" | head -30
+  echo "make test-labs: exit $?"; grep -E "test cases|assertions|ERROR|CHECK\(|REQUIRE|^FAIL" "$OUT/logs/test_labs.log" | head -30
+  echo "planted bugs (tests/planted/run.py fixtures): $(grep -c '^PASS  fixture' "$OUT/logs/test_labs.log") PASS, $(grep -c '^FAIL  fixture' "$OUT/logs/test_labs.log") FAIL"
 fi
 
 if [ "$mode" = full ]; then
