@@ -205,38 +205,24 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   auto book = gradebook(grades);
   CHECK(book.size() == 36);
   auto full = [&](const std::string& s) { return book.count(s) && book[s][1] == book[s][2] && book[s][1] != "0"; };
-  auto zero = [&](const std::string& s) { return book.count(s) && book[s][1] == "0"; };
   auto verdict = [&](const std::string& s) { return book.count(s) ? book[s][3] : std::string("absent"); };
   auto messages = [&](const std::string& s) { return result(grades, s)["checks"].dump(); };
-  // Refused at link time by the lab's link contract (harness/contract, docs/link_contract.md):
-  // the file never ran, and its build log says why.
-  auto contract_refused = [&](const std::string& s) {
-    return verdict(s) == "rejected" && result(grades, s)["rule"] == "link_contract" &&
-           result(grades, s)["build_log"].get<std::string>().find("link contract") != std::string::npos;
-  };
 
-  CHECK(full("correct"));
-  CHECK(full("flat_student"));
+  // Each fixture student's verdict, points, rule and named checks are written in their own file
+  // (tests/README.md, "Planted files"), judged by the planted files' one runner.
+  {
+    const fs::path judged = kRoot / "class-judged.txt";
+    const std::string cmd = "cd " + kRepo.string() + " && tests/planted/run.py class --lab 1 --grades " +
+                            grades.string() + " > " + judged.string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    CHECK_MESSAGE(status == 0, read_file(judged).value_or("(the runner wrote nothing)"));
+  }
   CHECK(full("crlf_bom"));
-  CHECK(full("output_flood"));
-  CHECK(verdict("compile_error") == "build_failed");
-  CHECK(verdict("defines_main") == "rejected");
-  CHECK(result(grades, "defines_main")["rule"] == "defines_main");
-  CHECK(verdict("calls_cub") == "rejected");
-  CHECK(result(grades, "calls_cub")["rule"] == "forbidden_library");
-  CHECK(verdict("includes_solution") == "rejected");
-  CHECK(result(grades, "includes_solution")["rule"] == "include_path");
   CHECK(verdict("empty") == "no_submission");
   CHECK(verdict("two_candidates") == "no_submission");
   CHECK(verdict("binary") == "unreadable");
-  for (const char* s : {"fake_output", "exit_static_init", "writes_grades", "compile_error", "defines_main",
-                        "calls_cub", "includes_solution"})
-    CHECK_MESSAGE(zero(s), s);
-  CHECK(verdict("wrong_answer") == "graded");
-  CHECK(zero("stub_as_handed_out"));
   CHECK(result(grades, "stub_as_handed_out")["reason"].get<std::string>().rfind("stub:", 0) == 0);
   CHECK(result(grades, "wrong_answer")["reason"].get<std::string>().find("stub") == std::string::npos);
-  CHECK(std::stod(book["wrong_answer"][1]) < std::stod(book["wrong_answer"][2]));
 
   // Odd entries, each with a verdict of its own.
   CHECK(full("unnamed"));  // the folder "..."
@@ -247,47 +233,18 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(result(grades, "linked_file")["reason"].get<std::string>().find("symbolic link") != std::string::npos);
   CHECK(verdict("piped") == "unreadable");
 
-  // Issue 8's attacks on the process boundary: untouched stubs that try to forge the verdict,
-  // each graded to 0 points: by the checker's own report where it ran, and where the link
-  // contract refuses what it calls or defines, before it could run.
-  for (const char* s : {"memory_scan", "interposed_libc", "ifunc_resolver", "harness_names", "argv_rewrite",
-                        "exit_frames", "host_sum", "late_thread"}) {
-    const bool ran_or_refused = verdict(s) == "graded" || contract_refused(s);
-    CHECK_MESSAGE(ran_or_refused, s << ": " << verdict(s));
-    CHECK_MESSAGE(zero(s), s << ": " << messages(s).substr(0, 600));
-  }
-  const std::string host_sum_words = messages("host_sum") + result(grades, "host_sum")["build_log"].get<std::string>();
-  CHECK_MESSAGE(host_sum_words.find("host") != std::string::npos, host_sum_words.substr(0, 600));
   // Every check the checker lists is there, once, whatever the runner did with its argv.
   CHECK(result(grades, "argv_rewrite")["checks"].size() == result(grades, "correct")["checks"].size());
   // Timing attacks: on the CPU backend timing is emulated and speed is not graded, so the
-  // checks decide. Caching and a second stream are correct answers here (on a GPU they get no
-  // undeserved time), unless the link contract refuses the copies and streams they use; the
-  // forged cudaEventElapsedTime never links (on a GPU the checker refuses the time).
-  int timing_attacks_passed = 0;
+  // checks decide: caching and a second stream are correct answers here (on a GPU they get no
+  // undeserved time).
   for (const char* s : {"cached_answer", "second_stream"}) {
-    if (contract_refused(s)) {
-      CHECK(zero(s));
-      continue;
-    }
-    CHECK_MESSAGE(full(s), s);
     CHECK(result(grades, s)["timing_status"] == "emulated");
     CHECK(result(grades, s)["student_ms"].is_null());
-    ++timing_attacks_passed;
   }
-  CHECK(contract_refused("forged_time"));
-  CHECK(zero("forged_time"));
-
-  json oob = result(grades, "out_of_bounds");
-  CHECK(check_status(oob, "one_full_block") == "pass");
-  CHECK(check_status(oob, "partial_last_block") == "fail");
 
   // A hang costs one check time limit: the checker stops the runner and goes on.
   json loop = result(grades, "infinite_loop");
-  CHECK(check_status(loop, "one_element") == "pass");
-  CHECK(check_status(loop, "million") == "pass");
-  CHECK(check_status(loop, "million_and_change") == "pass");
-  CHECK(check_status(loop, "many_blocks") == "error");
   // It took at least the check limit, and at most a correct student's time plus that limit
   // (plus slack for a loaded machine): the hang cost one check limit, not a whole run's.
   const double loop_s = loop["seconds"].get<double>(), correct_s = result(grades, "correct")["seconds"].get<double>();
@@ -296,32 +253,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   CHECK(loop_s >= kCheckTimeout);
   CHECK(loop_s <= correct_s + kCheckTimeout + 8);
 
-  // A barrier inside `if (threadIdx.x < len)`: right sums, and the barriers check lost, by its
-  // cause (issue 18).
-  json divergent = result(grades, "barrier_in_if");
-  CHECK(check_status(divergent, "partial_last_block") == "pass");
-  CHECK(check_status(divergent, "barriers") == "fail");
-  for (const auto& c : divergent["checks"])
-    if (c["id"] == "barriers") CHECK(c["cause"] == "barrier_divergence");
-  CHECK(std::stod(book["barrier_in_if"][1]) < std::stod(book["barrier_in_if"][2]));
-  CHECK(std::stod(book["barrier_in_if"][1]) > 0);
-
-  // Every thread writes the block's sum: right sums in any order, on any GPU, and a data race.
-  // The race detector's run (on the CPU backend too, --emulator-verdicts auto) takes the races
-  // check's points, and the feedback's first word on what went wrong names the line and the buffer.
-  json writers = result(grades, "every_thread_writes");
-  for (const auto& c : writers["checks"]) {
-    CAPTURE(c.dump());
-    if (c["id"] == "races") {
-      CHECK(c["status"] == "fail");
-      CHECK(c["cause"] == "race");
-    } else {
-      CHECK((c["status"] == "pass" || c["status"] == "skipped"));
-    }
-  }
-  CHECK(check_status(result(grades, "correct"), "races") == "pass");
-  CHECK(check_status(result(grades, "stub_as_handed_out"), "races") == "not_run");
-  CHECK(std::stod(book["every_thread_writes"][1]) == std::stod(book["every_thread_writes"][2]) - 4);
+  // Every thread writes the block's sum (its verdict in its header): the feedback's first word on
+  // what went wrong names the line and the buffer.
   {
     const std::string fb = *read_file(grades / "lab1" / "students" / "every_thread_writes" / "feedback.md");
     const size_t wrong = fb.find("## What went wrong");
@@ -330,14 +263,10 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
     REQUIRE(first != std::string::npos);
     const std::string line = fb.substr(first, fb.find('\n', first) - first);
     CHECK_MESSAGE(
-        line.rfind("**`races`**: a data race on global memory (d_block_sums): writes at lab1_naive_sum.cu:17 ", 0) == 0,
+        line.rfind("**`races`**: a data race on global memory (d_block_sums): writes at lab1_naive_sum.cu:22 ", 0) == 0,
         line);
   }
 
-  json crash = result(grades, "context_crash");
-  CHECK(check_status(crash, "one_partial_block") == "error");
-  CHECK(check_status(crash, "odd_size") == "pass");
-  CHECK(check_status(crash, "million_and_change") == "pass");
   // The student sees their own file's name, never the grader's folders.
   CHECK(messages("context_crash").find(kRoot.string()) == std::string::npos);
 
@@ -369,7 +298,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
 
   json summary = json::parse(*read_file(grades / "lab1" / "summary.json"));
   CHECK(summary["students"] == 36);
-  CHECK(summary["passed"] == 5 + timing_attacks_passed);
+  // correct, flat_student, crlf_bom, output_flood, unnamed, cached_answer, second_stream
+  CHECK(summary["passed"] == 7);
   // What the class report reads: the lab's checks in order, and per student a pseudonym (the
   // same on the next run, never the name), each check's status, and the source as graded
   // (only for files that were read as source: not a binary, not a link).

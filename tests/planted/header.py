@@ -32,6 +32,10 @@ KEYS = {
     "expect-passed": "`none`: no check may pass (an attack stopped at every check)",
     "expect-not-run": "`yes`: some check must be reported not run",
     "expect-timing": "the timing status expected (the file then runs with timing)",
+    "expect-verdict": "a graded student's verdict in the gradebook: graded, rejected, build_failed, ...",
+    "expect-points": "a graded student's points: `all`, `0`, `some` (more than 0, less than all) or `all but N`",
+    "expect-rule": "the rule a rejected student broke (result.json's rule: defines_main, link_contract, ...)",
+    "expect-check": "a check's id and the status it must end with, `races fail` (repeat)",
     "backends": "the backends the file runs on: `cpu`, `cuda` or both (default: both), then a reason",
     "build": "the CPU backend's builds it runs in: `plain` (default), `asan`, `race` (the contract judges each one named)",
     "env": "environment variables for the program, NAME=value ...",
@@ -39,7 +43,7 @@ KEYS = {
     "check-limit": "`grader`: each check gets the grader's time limit, set from the reference's run",
     "boundary": "`contract only`, then a reason: an honest file the boundary's run leaves out",
 }
-REPEATED = {"expect-message", "expect-match", "expect-no-match", "expect-absent", "expect-absent-visible"}
+REPEATED = {"expect-message", "expect-match", "expect-no-match", "expect-absent", "expect-absent-visible", "expect-check"}
 BACKENDS = ("cpu", "cuda")
 _KEY_LINE = re.compile(r"^//\s?([a-z][a-z-]*):(?:\s+(.*))?$")
 
@@ -125,6 +129,11 @@ def check_values(path, values):
     for key in ("backends", "expect-message-backends"):
         if key in values and not set(words_before_reason(values[key][0])) <= set(BACKENDS) | {""}:
             bad(key, "the backends are `cpu` and `cuda` (a reason goes in parentheses after them)")
+    if "expect-points" in values and not re.fullmatch(r"all|0|some|all but \d+(\.\d+)?", values["expect-points"][0]):
+        bad("expect-points", "`all`, `0`, `some` or `all but N`")
+    for check in values.get("expect-check", []):
+        if len(check.split()) != 2:
+            raise HeaderError(f"{path}: `expect-check: {check}`: a check's id and its status, `races fail`")
     if "build" in values and not 0 < len(set(words_before_reason(values["build"][0]))) <= len(
             set(words_before_reason(values["build"][0])) & {"plain", "asan", "race"}):
         bad("build", "`plain`, `asan` or `race` (a reason goes in parentheses after them)")

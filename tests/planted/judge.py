@@ -1,7 +1,7 @@
 """One planted file's outcome held against its header: the list of what is wrong (empty: PASS).
 
 The same keys mean the same thing in every folder. What differs is only what the folder ran
-(tests/planted/ways.py) and so what "the output" is: a program's or a compiler's text, the link
+(tests/planted/ways/) and so what "the output" is: a program's or a compiler's text, the link
 contract's refusal, or the checker's JSON report, whose checks are then judged as a whole.
 """
 
@@ -19,6 +19,7 @@ class Outcome:
     timed_out: bool = False
     shown: str = ""  # what the PASS line quotes (the profile's first sentence)
     log: str = ""  # what a FAIL line shows below it (default: text)
+    grade: dict = None  # a graded student's: result.json's fields, with the gradebook's total and maximum
 
 
 def report_words(report):
@@ -39,6 +40,8 @@ def judge(header, outcome, backend):
     problems += _judge_exit(header, outcome)
     if outcome.report is not None:
         problems += _judge_checks(header, outcome.report)
+    if outcome.grade is not None:
+        problems += _judge_grade(header, outcome.grade)
     if header.words_asked_on(backend):
         for words in header.all("expect-message"):
             if words not in outcome.text:
@@ -94,6 +97,29 @@ def _judge_checks(header, report):
         for c in checks:
             if c["id"] not in hidden and words in c.get("message", "") + " ".join(c.get("notes", [])):
                 problems.append(f"visible check {c['id']} says '{words}'")
+    return problems
+
+
+def _judge_grade(header, grade):
+    """A student graded by the grader: the gradebook's verdict and points, the rule, each named check."""
+    problems = []
+    for key, field in (("expect-verdict", "verdict"), ("expect-rule", "rule")):
+        want = header.one(key)
+        if want and grade.get(field) != want:
+            problems.append(f"{field} {grade.get(field) or 'none'}, wanted {want}")
+    want = header.one("expect-points")
+    if want:
+        total, maximum = float(grade["total"]), float(grade["maximum"])
+        fits = {"all": total == maximum and total > 0, "0": total == 0, "some": 0 < total < maximum}.get(want)
+        if fits is None:  # all but N
+            fits = total == maximum - float(want.split()[-1])
+        if not fits:
+            problems.append(f"{grade['total']} of {grade['maximum']} points, wanted {want}")
+    statuses = {c["id"]: c["status"] for c in grade.get("checks", [])}
+    for check in header.all("expect-check"):
+        check_id, status = check.split()
+        if statuses.get(check_id, "missing") != status:
+            problems.append(f"check {check_id} {statuses.get(check_id, 'missing')}, wanted {status}")
     return problems
 
 

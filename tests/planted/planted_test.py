@@ -36,7 +36,7 @@ def report_of(*checks, timing=None):
 def checker(exit_status, *checks, timing=None):
     from judge import report_words
     r = report_of(*checks, timing=timing)
-    return Outcome(exit_status, report_words(r), r, str(r), {c["cause"] for c in checks} - {""})
+    return Outcome(exit_status, report_words(r), report=r, report_text=str(r), causes={c["cause"] for c in checks} - {""})
 
 
 def judged(h, outcome, backend="cpu"):
@@ -79,6 +79,18 @@ case("expect-match: two matching lines pass",
 case("expect-no-match: a matching line fails", judged(header(expect_no_match="data race"), Outcome(0, "data race")) != [])
 case("expect-exit: nonzero fails on 0", judged(header(expect_exit="nonzero"), Outcome(0, "")) != [])
 case("a run past its time fails", judged(header(), Outcome(124, "", timed_out=True)) != [])
+graded = Outcome(0, "feedback", grade={"verdict": "graded", "rule": "", "total": "25", "maximum": "29",
+                                      "checks": [{"id": "races", "status": "fail"}, {"id": "one", "status": "pass"}]})
+case("a graded student as stated passes",
+     judged(header(expect_verdict="graded", expect_points="all but 4", expect_check=["races fail", "one pass"]), graded) == [])
+case("expect-verdict: another verdict fails", judged(header(expect_verdict="rejected"), graded) != [])
+case("expect-rule: another rule fails", judged(header(expect_verdict="graded", expect_rule="link_contract"), graded) != [])
+case("expect-points: all fails on 25 of 29", judged(header(expect_verdict="graded", expect_points="all"), graded) != [])
+case("expect-points: 0 fails on 25 of 29", judged(header(expect_verdict="graded", expect_points="0"), graded) != [])
+case("expect-points: all but 3 fails on 25 of 29", judged(header(expect_verdict="graded", expect_points="all but 3"), graded) != [])
+case("expect-points: some passes on 25 of 29", judged(header(expect_verdict="graded", expect_points="some"), graded) == [])
+case("expect-check: another status fails", judged(header(expect_verdict="graded", expect_check="races pass"), graded) != [])
+case("expect-check: a check not there fails", judged(header(expect_verdict="graded", expect_check="barriers fail"), graded) != [])
 case("backends: a reason after the names", header(backends="cuda (no assembly on the CPU backend)").runs_on("cpu") is False)
 
 
@@ -103,6 +115,7 @@ case("a key its folder does not judge is refused", refused("// expect-timing: ok
 case("a key twice that does not repeat is refused", refused("// expect-exit: 1\n// expect-exit: 0\nint x;\n"))
 case("an exit status that is no number is refused", refused("// expect-exit: one\nint x;\n"))
 case("a build the CPU backend has not is refused", refused("// build: tsan\nint x;\n"))
+case("points that are no points are refused", refused("// expect-points: most\nint x;\n"))
 case("a pattern that is no regular expression is refused", refused("// expect-match: race (at\nint x;\n"))
 case("a file that states no verdict is refused", refused("// Planted bug: no verdict\nint x;\n", None) is False and
      refused_required("// Planted bug: no verdict\nint x;\n"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The one runner of planted files: each file run the way its folder is run (ways.py), its outcome
+"""The one runner of planted files: each file run the way its folder is run (ways/), its outcome
 held against its header (header.py, judge.py), one PASS or FAIL line per run.
 
     tests/planted/run.py fixtures --backend cpu|cuda [--build build/cpu] [-j N]
@@ -7,6 +7,7 @@ held against its header (header.py, judge.py), one PASS or FAIL line per run.
     tests/planted/run.py contract --tool build/contract/cudalab-contract [--nvcc nvcc]
     tests/planted/run.py boundary --backend cpu|cuda [--largest N]
     tests/planted/run.py profile [--build build/cpu]
+    tests/planted/run.py class --grades DIR [--lab 1]   (a class the grader has graded)
 
 Run from the repository's root, after make has built what the folder's runs need (the make target
 of each folder does: test-labs, test-cpu, test-contract, test-boundary, test-profile). Exits 1
@@ -39,6 +40,8 @@ def items_for(args, scratch):
         return ways.contract_items(args.tool, nvcc, "build/tests/planted/contract")
     if args.folder == "boundary":
         return ways.boundary_items(args.backend, build, f"build/tests/planted/boundary/{args.backend}", args.largest)
+    if args.folder == "class":
+        return ways.class_items(args.grades, args.lab)
     return ways.profile_items(args.build or "build/cpu")
 
 
@@ -89,7 +92,7 @@ def run_all(items, jobs, build_jobs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folder", choices=["fixtures", "emulator", "contract", "boundary", "profile"])
+    parser.add_argument("folder", choices=["fixtures", "emulator", "contract", "boundary", "profile", "class"])
     parser.add_argument("--backend", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--build", help="the build folder (default build/BACKEND)")
     parser.add_argument("-j", "--jobs", type=int,
@@ -97,6 +100,8 @@ def main():
                              "runs side by side would share it and timed runs would time each other)")
     parser.add_argument("--tool", default="build/contract/cudalab-contract", help="the link contract's tool")
     parser.add_argument("--nvcc", help="nvcc, for the contract's GPU objects (skipped when absent)")
+    parser.add_argument("--grades", help="class: the grades folder the grader wrote")
+    parser.add_argument("--lab", type=int, default=1, help="class: the lab the fixture class is for")
     parser.add_argument("--largest", type=int, default=5000000, help="the boundary's largest check on the CPU backend")
     args = parser.parse_args()
     scratch = tempfile.mkdtemp(prefix="cudalab-planted.")
@@ -108,7 +113,7 @@ def main():
         cores = os.cpu_count() or 1
         jobs = args.jobs or (1 if args.backend == "cuda" else cores)
         return 0 if run_all(items, jobs, build_jobs=cores) else 1
-    except HeaderError as e:
+    except (HeaderError, ValueError, OSError) as e:  # a header, a name or a folder it cannot read
         print(f"FAIL  {args.folder}: {e}")
         return 2
     finally:
