@@ -212,7 +212,8 @@ TEST_CASE("end to end: every fixture's verdict, the gradebook, Gradescope JSON, 
   // (tests/README.md, "Planted files"), judged by the planted files' one runner.
   {
     const fs::path judged = kRoot / "class-judged.txt";
-    const std::string cmd = "cd " + kRepo.string() + " && tests/planted/run.py class --lab 1 --grades " +
+    const std::string cmd = "cd " + kRepo.string() +
+                            " && tests/planted/run.py class --students tests/grading/fixtures/lab1 --grades " +
                             grades.string() + " > " + judged.string() + " 2>&1";
     const int status = std::system(cmd.c_str());
     CHECK_MESSAGE(status == 0, read_file(judged).value_or("(the runner wrote nothing)"));

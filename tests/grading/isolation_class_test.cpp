@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -53,13 +52,6 @@ const std::string kEscapeName =
     "esc\x1b[2K\r\x1b[32m23-23 (graded)\x1b[0m\xc2\x9b"
     "1A\xe2\x80\xae";
 const std::string kHardlinkSecret = "root:CUDALAB-HARDLINK-SECRET:19000:0:99999:7:::";
-const char* kSmallChecks[] = {"one_element",        "two_elements",    "one_partial_block", "one_full_block",
-                              "partial_last_block", "two_full_blocks", "odd_size"};
-// What each small check of a spy stands for (the fixture's header says so).
-const char* kSpyLeak[] = {"read a file it must not see",     "wrote a file outside its jail",
-                          "saw the grader in /proc",         "found its twin's files",
-                          "found its twin's IPC objects",    "reached its twin's sockets",
-                          "wrote more than 300 MB in pieces"};
 
 std::string grader() {
   const char* g = std::getenv("CUDALAB_GRADER");
@@ -154,12 +146,6 @@ std::vector<std::string> files_holding(const fs::path& dir, const std::string& n
   return found;
 }
 
-std::string check_status(const json& r, const std::string& id) {
-  for (const auto& c : r["checks"])
-    if (c["id"] == id) return c["status"];
-  return "missing";
-}
-
 // The lines of the reference solution that are not in the lab's stub as shipped (a lab 1 filled
 // in in the working copy would leave none): its own code.
 std::vector<std::string> reference_lines() {
@@ -184,13 +170,11 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
     return;
   }
   make_class();
-  const auto t0 = std::chrono::steady_clock::now();
   const int status =
       run({grader(), "--repo", kRepo.string(), "--lab", "1", "--submissions", kSubs.string(), "--grades",
            kGrades.string(), "--work", kWork.string(), "--backend", "cpu", "--uid-base", std::to_string(kUidBase),
            "--run-timeout", std::to_string(kRunTimeout), "--check-timeout", std::to_string(kCheckTimeout)},
           kRoot / "grader.log");
-  const double class_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string log = contents(kRoot / "grader.log");
   INFO(log);
   REQUIRE(status == 0);
@@ -218,44 +202,27 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
     }
   }
   auto verdict = [&](const std::string& s) { return results.count(s) ? results[s].value("verdict", "") : "absent"; };
-  auto rule = [&](const std::string& s) { return results.count(s) ? results[s].value("rule", "") : ""; };
   auto points = [&](const std::string& s) { return book.count(s) ? std::stod(book[s][1]) : -1; };
   auto feedback = [&](const std::string& s) { return contents(lab / "students" / s / "feedback.md"); };
-  // An attack the lab's link contract refuses (it calls what a lab file may not: open, fork,
-  // signals; docs/link_contract.md) never runs: 0 points, the contract's reason in its build
-  // log. What it would have tried at run time is then the jail's own tests' (jail_test.cpp).
-  auto contract_refused = [&](const std::string& s) {
-    const bool refused = verdict(s) == "rejected" && results[s].value("rule", "") == "link_contract" &&
-                         results[s].value("build_log", "").find("link contract") != std::string::npos;
-    if (refused) MESSAGE(s << " is refused by the link contract before it runs: its run-time checks are left out");
-    return refused;
-  };
-
-  // Text the compiler reads differently from the old rules, #line, assembly and probes.
-  const std::map<std::string, std::string> rejected = {
-      {"desync_comment", "include_path"},   {"desync_raw_prefix", "include_path"},
-      {"desync_splice", "include_path"},    {"line_directive", "line_directive"},
-      {"incbin_section", "inline_asm"},     {"probe_has_include", "include_probe"},
-      {"probe_dependency", "include_probe"}};
-  for (const auto& [s, expected_rule] : rejected) {
-    CHECK_MESSAGE(verdict(s) == "rejected", s);
-    CHECK_MESSAGE(rule(s) == expected_rule, s << ": " << results[s].value("reason", ""));
-    CHECK_MESSAGE(points(s) == 0, s);
+  // Each fixture student's verdict, rule and points are written in their own file (tests/README.md,
+  // "Planted files"), judged by the planted files' one runner: the text rules' refusals (#line,
+  // assembly, probes, text the compiler reads differently), a probe they cannot see that builds
+  // and does no work, assembly that finds no file in the build's view of the course, words in a
+  // compile error shown and never acted on, and the attacks the link contract refuses before
+  // they run (what they would try at run time is the jail's own tests', jail_test.cpp).
+  {
+    const fs::path judged = kRoot / "class-judged.txt";
+    const int judged_status = std::system(("cd " + kRepo.string() +
+                                           " && tests/planted/run.py class --students "
+                                           "tests/grading/fixtures/lab1-isolation --grades " +
+                                           kGrades.string() + " > " + judged.string() + " 2>&1")
+                                              .c_str());
+    CHECK_MESSAGE(judged_status == 0, contents(judged));
   }
-  // A probe the text rules cannot see (__has_include made by pasting) asks the build's own
-  // view, where none of the grading machine's files exists: it builds, and does no work.
-  CHECK(verdict("probe_pasted") == "graded");
-  // Assembly is no text rule: the .incbin of the reference solution finds no such file in the
-  // build's view of the course, so it does not build (the operating system's answer, not a name's).
-  CHECK(verdict("incbin_macro") == "build_failed");
-  CHECK(points("incbin_macro") == 0);
   CHECK_MESSAGE(results["probe_pasted"].value("build_log", "").find("PROBE-") == std::string::npos,
                 results["probe_pasted"].value("build_log", ""));
-  CHECK(points("probe_pasted") == 0);
 
   // Words in a compile error are shown, never acted on: the reference was built once, before.
-  CHECK(verdict("prints_words") == "build_failed");
-  CHECK(feedback("prints_words").find("Permission denied") != std::string::npos);
   struct stat ref {
   }, student{};
   REQUIRE(::stat((kWork / "_reference" / "bin" / "lab").c_str(), &ref) == 0);
@@ -275,59 +242,18 @@ TEST_CASE("isolation: issue 9's attacks, graded as root on the CPU backend: verd
                 results["big"].value("reason", ""));
   CHECK(verdict(escaped) == "build_failed");
 
-  // The spies: each kind of leak would have failed one small check.
-  for (const char* spy : {"spy_a", "spy_b"}) {
-    if (contract_refused(spy)) {
-      CHECK(points(spy) == 0);
-      continue;
-    }
-    CHECK_MESSAGE(verdict(spy) == "graded", spy);
-    for (size_t i = 0; i < std::size(kSmallChecks); ++i)
-      CHECK_MESSAGE(check_status(results[spy], kSmallChecks[i]) == "pass",
-                    spy << " " << kSpyLeak[i] << " (check " << kSmallChecks[i] << ": "
-                        << check_status(results[spy], kSmallChecks[i]) << ")");
-  }
+  CHECK(verdict("spy_b") == verdict("spy_a"));  // the twin, graded under another name
+  CHECK(points("spy_b") == 0);
 
   // Output and words of a run with a hidden check: none of it, not even how much, reaches the
   // student; what looks like the jail's own lines changes nothing.
   const json& chatty = results["chatty"];
-  CHECK(verdict("chatty") == "graded");
-  for (const char* c : kSmallChecks) CHECK_MESSAGE(check_status(chatty, c) == "pass", "chatty " << c);
   CHECK(chatty.value("run_log", "x") == "");
   CHECK(chatty.value("reason", "x") == "");
   const std::string chatty_notes = chatty["notes"].dump();
   CHECK_MESSAGE(chatty_notes.find("more than 64 KiB") != std::string::npos, chatty_notes);
   CHECK_MESSAGE(!std::regex_search(chatty_notes, std::regex("printed [0-9]+ bytes")), chatty_notes);
   CHECK_MESSAGE(chatty_notes.find("memory limit") == std::string::npos, chatty_notes);
-  for (const char* words : {"cudalab-jail", "Permission denied", "....", "memory limit", "300 s"})
-    CHECK_MESSAGE(feedback("chatty").find(words) == std::string::npos, words);
-
-  // A hang costs one run limit, whatever it does with signals and detached children; a flood
-  // from detached writers costs about what a quiet student does. Both next to probe_pasted,
-  // a quiet student with a build of the same size.
-  const double quiet = results["probe_pasted"]["seconds"].get<double>();
-  const double sleeper = results["sleeper"]["seconds"].get<double>(),
-               flooder = results["flooder"]["seconds"].get<double>();
-  if (verdict("sleeper") == "graded" || verdict("flooder") == "graded")
-    MESSAGE("hang and flood: the sleeper took "
-            << sleeper << " s (build and run) with a " << kRunTimeout << " s run limit and a " << kCheckTimeout
-            << " s check limit, the flooder " << flooder << " s, a quiet student " << quiet << " s; the class of "
-            << results.size() << " took " << class_seconds << " s");
-  CHECK(points("sleeper") == 0);
-  if (!contract_refused("sleeper")) {
-    CHECK(verdict("sleeper") == "graded");
-    for (const auto& c : results["sleeper"]["checks"]) CHECK_MESSAGE(c["status"] == "error", c["id"]);
-    CHECK(results["sleeper"].value("reason", "").find("time allowed for the whole run") != std::string::npos);
-    CHECK(sleeper >= kRunTimeout);
-    CHECK(sleeper <= quiet + kRunTimeout + 8);
-  }
-  if (!contract_refused("flooder")) {
-    CHECK(verdict("flooder") == "graded");
-    for (const char* c : kSmallChecks) CHECK_MESSAGE(check_status(results["flooder"], c) == "pass", "flooder " << c);
-    CHECK(results["flooder"].value("reason", "x") == "");
-    CHECK(results["flooder"]["notes"].dump().find("only the beginning was kept") != std::string::npos);
-    CHECK(flooder < quiet + kRunTimeout);
-  }
 
   // Nothing leaked. No line of the reference, no root-only secret, no grader path, anywhere a
   // student or the instructor reads; no control byte either.

@@ -7,7 +7,7 @@ held against its header (header.py, judge.py), one PASS or FAIL line per run.
     tests/planted/run.py contract --tool build/contract/cudalab-contract [--nvcc nvcc]
     tests/planted/run.py boundary --backend cpu|cuda [--largest N]
     tests/planted/run.py profile [--build build/cpu]
-    tests/planted/run.py class --grades DIR [--lab 1]   (a class the grader has graded)
+    tests/planted/run.py class --students tests/grading/fixtures/lab1 --grades DIR   (a class graded)
 
 Run from the repository's root, after make has built what the folder's runs need (the make target
 of each folder does: test-labs, test-cpu, test-contract, test-boundary, test-profile). Exits 1
@@ -41,7 +41,7 @@ def items_for(args, scratch):
     if args.folder == "boundary":
         return ways.boundary_items(args.backend, build, f"build/tests/planted/boundary/{args.backend}", args.largest)
     if args.folder == "class":
-        return ways.class_items(args.grades, args.lab)
+        return ways.class_items(args.grades, args.students)
     return ways.profile_items(args.build or "build/cpu")
 
 
@@ -101,7 +101,7 @@ def main():
     parser.add_argument("--tool", default="build/contract/cudalab-contract", help="the link contract's tool")
     parser.add_argument("--nvcc", help="nvcc, for the contract's GPU objects (skipped when absent)")
     parser.add_argument("--grades", help="class: the grades folder the grader wrote")
-    parser.add_argument("--lab", type=int, default=1, help="class: the lab the fixture class is for")
+    parser.add_argument("--students", default="tests/grading/fixtures/lab1", help="class: the fixture class graded")
     parser.add_argument("--largest", type=int, default=5000000, help="the boundary's largest check on the CPU backend")
     args = parser.parse_args()
     scratch = tempfile.mkdtemp(prefix="cudalab-planted.")

@@ -24,12 +24,12 @@ FOLDER_KEYS = {
     "tests/contract/honest": {"expect-exit", "backends", "build", "boundary"},
     "tests/boundary/attacks": CHECKER_KEYS | {"expect-passed"},
     "tests/profile": {"expect-message"},
-    # students of a class the grader graded (tests/grading/end_to_end_test.cpp, on the CPU backend)
-    "tests/grading/fixtures/lab1": {"expect-verdict", "expect-points", "expect-rule", "expect-check", "expect-cause",
-                                    "expect-message", "expect-absent"},
 }
-
-CLASS_FOLDERS = {"tests/grading/fixtures/lab1"}
+# Students of a class the grader graded (tests/grading/end_to_end_test.cpp, isolation_class_test.cpp).
+CLASS_FOLDERS = {"tests/grading/fixtures/lab1", "tests/grading/fixtures/lab1-isolation"}
+CLASS_KEYS = {"expect-verdict", "expect-points", "expect-rule", "expect-check", "expect-cause", "expect-message",
+              "expect-absent"}
+FOLDER_KEYS.update({folder: CLASS_KEYS for folder in CLASS_FOLDERS})
 
 
 @dataclasses.dataclass

@@ -1,26 +1,28 @@
-"""tests/grading/fixtures/lab1: students of a class the grader has graded (the end-to-end test
-grades them, as root, on the CPU backend); the output judged is each student's feedback.md,
-beside the gradebook's row and result.json."""
+"""tests/grading/fixtures/lab1 and lab1-isolation: students of a class the grader has graded (the
+end-to-end and the isolation tests grade them, as root, on the CPU backend); the output judged is
+each student's feedback.md, beside the gradebook's row and result.json."""
 
 import csv
 import json
 import os
+import re
 
 from judge import Outcome
 from .common import CLASS_FOLDERS, Item, headers_in
 
 
-def class_items(grades, lab):
-    """Each student of the fixture class judged from what the grader wrote under `grades`.
+def class_items(grades, folder):
+    """Each student of the fixture class in `folder` judged from what the grader wrote under `grades`.
     A student is a folder (its lab file inside) or a flat file, named as the grader names them."""
-    folder = f"tests/grading/fixtures/lab{lab}"
+    folder = folder.rstrip("/")
     if folder not in CLASS_FOLDERS:
-        raise ValueError(f"{folder}: no fixture class for lab {lab} (the classes: {', '.join(sorted(CLASS_FOLDERS))})")
+        raise ValueError(f"{folder}: not a fixture class (the classes: {', '.join(sorted(CLASS_FOLDERS))})")
+    lab = int(re.match(r"lab(\d+)", os.path.basename(folder)).group(1))
     items = []
     for h in headers_in(folder):
         rel = os.path.relpath(h.path, folder)
         student = rel.split(os.sep)[0] if os.sep in rel else flat_student_name(rel, lab)
-        items.append(Item(f"graded lab{lab} {student}", h,
+        items.append(Item(f"graded {os.path.basename(folder)} {student}", h,
                           lambda student=student: graded_outcome(grades, lab, student), "cpu"))
     return items
 
