@@ -157,11 +157,14 @@ endif
 test-shared-builds: $(TEST_SHARED_BUILDS)
 
 # The parts run in a make of their own with -k, its output grouped per part (-Otarget) and kept
-# in build/tests/test.log, so that the closing line can count every part, failed or not.
+# in build/tests/test.log, so that the closing line can count every part, failed or not. The `+`
+# hands make's job slots on to those makes: this recipe is written as a $(call), where make does
+# not see the $(MAKE) in it, and without it both ran one job at a time whatever -j said ("jobserver
+# unavailable": make test took 15 minutes on 2 cores).
 #   $(call run_test_tier,NAME,PARTS-TARGET)
 define run_test_tier
 	@mkdir -p $(TEST_OUT)
-	@$(if $(filter yes,$(SHIPPED_FROM_GIT)),,echo "cudalab: no git repository here: the stubs tested are the working copy's labs/";) \
+	+@$(if $(filter yes,$(SHIPPED_FROM_GIT)),,echo "cudalab: no git repository here: the stubs tested are the working copy's labs/";) \
 	 $(MAKE) --no-print-directory BACKEND=cpu test-shared-builds; \
 	 { $(MAKE) --no-print-directory -k -Otarget $(2) 2>&1; echo $$? > $(TEST_OUT)/test.status; } | tee $(TEST_OUT)/test.log; \
 	 tools/test/test_summary.sh $(TEST_OUT)/test.log $$(cat $(TEST_OUT)/test.status) "$(1)"; $(finish_lab)
