@@ -45,19 +45,19 @@ def loops(graph):
 
 def main(objects):
     if not objects:
-        print("FAIL call loops: no object files given (build first)")
+        print("FAIL  call loops: no object files given (build first)")
         return 1
     graph = call_graph(objects)
     found = loops(graph)
     for part in found:
         inside = set(part)
-        print(f"FAIL call loop between {len(part)} files (a reader following the calls comes back to each):")
+        print(f"FAIL  call loop between {len(part)} files (a reader following the calls comes back to each):")
         for obj in part:
             print(f"    {obj} calls {', '.join(sorted(os.path.basename(o) for o in graph[obj] & inside))}")
     if found:
         return 1
     edges = sum(len(v) for v in graph.values())
-    print(f"PASS call loops: {len(objects)} objects, {edges} calls between files, none leading back")
+    print(f"PASS  call loops: {len(objects)} objects, {edges} calls between files, none leading back")
     return 0
 
 

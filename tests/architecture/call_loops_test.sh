@@ -18,15 +18,15 @@ printf 'int a(int);\nint b(int x) { return a(x); }\n' > "$planted/b.cpp"
 printf 'int b(int x) { return x; }\n' > "$planted/b_alone.cpp"
 for f in a b b_alone; do g++ -c "$planted/$f.cpp" -o "$planted/$f.o" || exit 1; done
 if python3 tests/architecture/call_loops.py "$planted/a.o" "$planted/b.o" > "$planted/loop.txt"; then
-  echo "FAIL call loops: planted a.cpp <-> b.cpp not refused"; fail=1
+  echo "FAIL  call loops: planted a.cpp <-> b.cpp not refused"; fail=1
 elif grep -q "a.o calls b.o" "$planted/loop.txt" && grep -q "b.o calls a.o" "$planted/loop.txt"; then
-  echo "PASS call loops: planted a.cpp <-> b.cpp refused, both calls named"
+  echo "PASS  call loops: planted a.cpp <-> b.cpp refused, both calls named"
 else
-  echo "FAIL call loops: planted loop refused without naming both calls:"; cat "$planted/loop.txt"; fail=1
+  echo "FAIL  call loops: planted loop refused without naming both calls:"; cat "$planted/loop.txt"; fail=1
 fi
 if python3 tests/architecture/call_loops.py "$planted/a.o" "$planted/b_alone.o" > "$planted/one_way.txt"; then
-  echo "PASS call loops: planted a.cpp -> b.cpp (one way) accepted"
+  echo "PASS  call loops: planted a.cpp -> b.cpp (one way) accepted"
 else
-  echo "FAIL call loops: planted one-way calls refused:"; cat "$planted/one_way.txt"; fail=1
+  echo "FAIL  call loops: planted one-way calls refused:"; cat "$planted/one_way.txt"; fail=1
 fi
 exit $fail
