@@ -54,6 +54,8 @@ case("expect-cause: another cause fails", judged(bug, checker(1, check("fail", "
 case("expect-message-backends: words not asked elsewhere",
      judged(header(expect_exit="1", expect_message="missing", expect_message_backends="cpu"),
             checker(1, check("fail", "", "wrong")), "cuda") == [])
+case("a checker run that wrote no report fails, whatever it printed",
+     judged(header(expect_exit="1", expect_message="barrier"), Outcome(1, "barrier divergence", report={})) != [])
 case("a planted bug whose every check passes fails",
      judged(header(expect_exit="1"), Outcome(1, "", report_of(check("pass")), "", set())) != [])
 honest = header(expect_exit="0")

@@ -88,13 +88,15 @@ def checker_outcome(lab, build, args, json_path, timeout=300):
     if os.path.exists(json_path):
         os.remove(json_path)
     status, printed, timed_out = run_process([f"{build}/check/lab{lab}", *args, "--json", json_path], timeout)
-    report, text = None, ""
+    report, text = {}, ""
     try:
         with open(json_path) as f:
             text = f.read()
         report = json.loads(text)
     except (OSError, ValueError):
-        pass
-    words = report_words(report) if isinstance(report, dict) else printed
-    causes = {c.get("cause", "") for c in report.get("checks", [])} if isinstance(report, dict) else set()
-    return Outcome(status, words, report=report, report_text=text, causes=causes - {""}, timed_out=timed_out, log=printed)
+        pass  # judged as no report: the checker must always write one
+    if not isinstance(report, dict) or "checks" not in report:
+        return Outcome(status, printed, report={}, timed_out=timed_out)
+    causes = {c.get("cause", "") for c in report["checks"]} - {""}
+    return Outcome(status, report_words(report), report=report, report_text=text, causes=causes, timed_out=timed_out,
+                   log=printed)
