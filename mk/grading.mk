@@ -36,11 +36,14 @@ GRADES ?= grades
 
 $(GRADING_OUT)/obj/%.o: grading/%.cpp
 	@mkdir -p $(@D)
-	$(GRADING_CXX) $(GRADING_INCLUDES) -c $< -o $@
+	$(SAY) "build grading/$*.cpp"
+	$(Q)$(GRADING_CXX) $(GRADING_INCLUDES) -c $< -o $@
 $(GRADER): $(GRADING_LIB_OBJS) $(GRADING_OUT)/obj/grader/main.o | $(JAIL)
-	$(GRADING_CXX) $^ $(GRADING_LIBS) -o $@
+	$(SAY) "link $@"
+	$(Q)$(GRADING_CXX) $^ $(GRADING_LIBS) -o $@
 $(JAIL): $(JAIL_OBJS)
-	$(GRADING_CXX) $^ -o $@
+	$(SAY) "link $@"
+	$(Q)$(GRADING_CXX) $^ -o $@
 grader: $(GRADER) $(JAIL)
 jail: $(JAIL)
 

@@ -11,7 +11,7 @@ using namespace cudalab;
 // transpose_reference cuts the matrix into bands and tiles for speed: whatever the cut, every
 // element must land where a plain loop puts it.
 TEST_CASE("transpose_reference matches the plain transpose on shapes that cut tiles and bands short") {
-  for (const auto [rows, cols] :
+  for (const auto& [rows, cols] :
        {std::pair<size_t, size_t>{1, 1}, {1, 5000}, {5000, 1}, {33, 31}, {77, 3001}, {3001, 77}, {1000, 1000}}) {
     const std::vector<float> in = matrix_input(rows, cols, 19, 1, 1.0f, 2.0f);
     const std::vector<double> got = transpose_reference(in, rows, cols);
