@@ -134,8 +134,8 @@ def check_values(path, values):
     for check in values.get("expect-check", []):
         if len(check.split()) != 2:
             raise HeaderError(f"{path}: `expect-check: {check}`: a check's id and its status, `races fail`")
-    if "build" in values and not 0 < len(set(words_before_reason(values["build"][0]))) <= len(
-            set(words_before_reason(values["build"][0])) & {"plain", "asan", "race"}):
+    builds = set(words_before_reason(values["build"][0])) if "build" in values else {"plain"}
+    if not builds or not builds <= {"plain", "asan", "race"}:
         bad("build", "`plain`, `asan` or `race` (a reason goes in parentheses after them)")
     for key in ("expect-match", "expect-no-match"):
         for pattern in values.get(key, []):
